@@ -1,0 +1,37 @@
+"""Byte edits and their application.
+
+Rules never rewrite text themselves: they return Edit objects and the core applies them in one
+pass, so every untouched byte stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+
+class Edit(NamedTuple):
+    start: int  # byte offset, inclusive
+    end: int  # byte offset, exclusive (start == end: insertion)
+    text: bytes
+
+
+class OverlappingEditsError(ValueError):
+    """Two rules tried to rewrite the same bytes: always a bug in a rule."""
+
+
+def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
+    """Apply non-overlapping edits; identical duplicate edits are merged, overlaps raise."""
+    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    out: list[bytes] = []
+    pos = 0
+    prev: Edit | None = None
+    for edit in ordered:
+        if edit.start < pos or (prev is not None and edit.start == prev.start == prev.end == edit.end):
+            raise OverlappingEditsError(f"edit {edit!r} overlaps {prev!r}")
+        out.append(source[pos : edit.start])
+        out.append(edit.text)
+        pos = edit.end
+        prev = edit
+    out.append(source[pos:])
+    return b"".join(out)
