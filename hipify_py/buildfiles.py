@@ -1244,7 +1244,9 @@ def _plan_set(cmd: _Cmd, facts: _CMakeFacts, covered: set[str], plan: _Plan) -> 
     var = texts[0] if texts else ""
     stop = next((k for k, t in enumerate(texts) if k > 0 and t in _SET_OPTIONS), len(texts))
     if "CACHE" in texts[1:]:
-        plan.skip.update(range(texts.index("CACHE", 1) + 3, len(texts)))  # the documentation string
+        plan.skip.update(
+            range(texts.index("CACHE", 1) + 2, len(texts))
+        )  # CACHE <type> "<doc>": the doc is prose
     if var == "CMAKE_CUDA_ARCHITECTURES":
         _set_arch_values(cmd, 1, stop, plan, facts.opts)
     elif var.startswith("CMAKE_CUDA_FLAGS"):

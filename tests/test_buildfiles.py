@@ -114,6 +114,7 @@ def test_cmake_comments_and_messages_untouched() -> None:
         b'message(STATUS "CUDA::cublas and CMAKE_CUDA_FLAGS")\n'
         b"#[[ CUDA::cudart\n  nvcc ]]\n"
         b'option(USE_GPU "build the CUDA path" ON)\n'
+        b'set(GPU_KIND "amd" CACHE STRING "CUDA or HIP")\n'
     )
     out, diags = translate_cmake(src, BuildOptions())
     assert out == src and diags == []
