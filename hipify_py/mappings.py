@@ -1,0 +1,353 @@
+"""Load the CUDA -> HIP mapping tables (mappings/*.yaml, made by scripts/gen_mappings.py).
+
+Parsing ~9000 YAML entries takes about half a second even with libyaml, so the parsed rows are
+cached in marshal form under the user cache directory, keyed by the digest of the mapping files
+and the package version. The cache is an optimisation only: any problem with it is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import marshal
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hipify_py import __version__
+
+# Precedence when one CUDA name appears in several families (e.g. CUstream_st: runtime and driver).
+FAMILY_ORDER: tuple[str, ...] = (
+    "runtime",
+    "driver",
+    "device",
+    "complex",
+    "rtc",
+    "cublas",
+    "curand",
+    "cufft",
+    "cusparse",
+    "cusolver",
+    "cub",
+    "cudnn",
+)
+HEADERS_FILE = "headers.yaml"
+CUSTOM_FAMILY = "custom"
+CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
+CACHE_FORMAT = 1  # bump when the cached payload layout changes
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    cuda: str
+    hip: str | None
+    family: str
+    group: str = ""
+    roc: str | None = None
+    kind: str = ""
+    group_status: str = ""
+    cuda_added: str = ""
+    cuda_deprecated: str = ""
+    cuda_changed: str = ""
+    cuda_removed: str = ""
+    hip_added: str = ""
+    hip_deprecated: str = ""
+    hip_changed: str = ""
+    hip_removed: str = ""
+    hip_experimental: str = ""
+    roc_added: str = ""
+    roc_deprecated: str = ""
+    roc_changed: str = ""
+    roc_removed: str = ""
+    roc_experimental: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return self.hip is not None
+
+
+@dataclass(frozen=True)
+class Header:
+    cuda: str
+    hip: str | None
+    family: str
+    legacy: str | None = None
+    roc: str | None = None
+    note: str = ""
+    hip_added: str = ""  # first HIP release shipping the header, when headers.yaml says so
+
+
+@dataclass(frozen=True)
+class Mappings:
+    by_cuda: Mapping[str, Entry]
+    families: Mapping[str, tuple[Entry, ...]]
+    libraries: Mapping[str, Mapping[str, str]]
+    headers: Mapping[str, Header]
+    by_hip: Mapping[str, tuple[Entry, ...]]
+    digest: str
+    latest_hip_version: str
+
+
+ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Entry))
+HEADER_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Header))
+_NULLABLE = frozenset({"hip", "roc", "legacy"})
+_VERSION_PART = re.compile(r"\d+")
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """Version text -> int tuple: '6.2.0' -> (6, 2, 0), '11.3' -> (11, 3), '' -> ().
+
+    Parsing stops at the first non-numeric part, so '6.2.0-rc1' -> (6, 2, 0).
+    """
+    parts: list[int] = []
+    for piece in text.strip().split("."):
+        match = _VERSION_PART.match(piece)
+        if match is None:
+            break
+        parts.append(int(match.group()))
+    return tuple(parts)
+
+
+def compare_versions(a: str, b: str) -> int:
+    """-1, 0 or 1; missing trailing parts count as 0 so "6.2" == "6.2.0"."""
+    va, vb = parse_version(a), parse_version(b)
+    width = max(len(va), len(vb))
+    pa, pb = va + (0,) * (width - len(va)), vb + (0,) * (width - len(vb))
+    return (pa > pb) - (pa < pb)
+
+
+def mappings_dir() -> Path:
+    """The repo checkout's mappings/ when running from source, else the installed package data."""
+    package = Path(__file__).resolve().parent
+    checkout = package.parent / "mappings"
+    if (checkout / f"{FAMILY_ORDER[0]}.yaml").is_file():
+        return checkout
+    return package / "mappings_data"
+
+
+def _yaml_loader() -> type:
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_yaml(data: bytes, where: Path) -> dict[str, Any]:
+    loaded = yaml.load(data, Loader=_yaml_loader())
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{where}: expected a YAML mapping at the top level")
+    return loaded
+
+
+def _text(value: object, nullable: bool) -> str | None:
+    if value is None:
+        return None if nullable else ""
+    return str(value)  # why: a user may write `hip_added: 6.2` unquoted, which YAML reads as a float
+
+
+def _record(row: object, fields: tuple[str, ...], defaults: Mapping[str, str], where: str) -> tuple:
+    """A YAML entry mapping -> tuple in dataclass field order (validated, values as str/None)."""
+    if not isinstance(row, dict) or not row.get("cuda"):
+        raise ValueError(f"{where}: entry needs a `cuda` name: {row!r}")
+    unknown = set(row) - set(fields)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)} in {row!r}")
+    merged = {**defaults, **row}
+    return tuple(_text(merged.get(name), name in _NULLABLE) for name in fields)
+
+
+def _entry_records(doc: Mapping[str, Any], family: str, where: str) -> list[tuple]:
+    rows = doc.get("entries") or []
+    defaults = {"family": family}
+    return [_record(row, ENTRY_FIELDS, defaults, f"{where} entry {i + 1}") for i, row in enumerate(rows)]
+
+
+def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
+    known = set(HEADER_FIELDS)
+    rows = [
+        {k: v for k, v in row.items() if k in known}
+        for row in doc.get("headers") or []
+        if isinstance(row, dict)
+    ]
+    # why: headers.yaml is hand-maintained and may grow fields; unknown keys are dropped, not fatal
+    return [
+        _record(row, HEADER_FIELDS, {"family": ""}, f"{where} header {i + 1}") for i, row in enumerate(rows)
+    ]
+
+
+def _builtin_files(directory: Path) -> list[Path]:
+    files = [directory / f"{family}.yaml" for family in FAMILY_ORDER]
+    missing = [str(p) for p in files if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"mapping tables missing: {', '.join(missing)}")
+    headers = directory / HEADERS_FILE
+    return [*files, headers] if headers.is_file() else files
+
+
+def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:
+    sha = hashlib.sha256()
+    for name, data in blobs:
+        sha.update(name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return sha.hexdigest()
+
+
+def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> dict[str, Any]:
+    """Parsed raw payload: {"families": [(family, library, [entry tuple...])...], "headers": [...]}."""
+    families: list[tuple[str, dict[str, str], list[tuple]]] = []
+    headers: list[tuple] = []
+    for path, data in blobs:
+        doc = _read_yaml(data, path)
+        headers.extend(_header_records(doc, str(path)))
+        if "entries" not in doc and "family" not in doc:
+            continue  # headers.yaml (or a user file with only headers)
+        family = str(doc.get("family") or default_family)
+        library = {str(k): str(v) for k, v in (doc.get("library") or {}).items()}
+        families.append((family, library, _entry_records(doc, family, str(path))))
+    return {"families": families, "headers": headers}
+
+
+def cache_dir() -> Path | None:
+    """$HIPIFY_PY_CACHE_DIR (empty = no cache), else $XDG_CACHE_HOME/hipify-py, else ~/.cache/hipify-py."""
+    override = os.environ.get(CACHE_ENV)
+    if override is not None:
+        return Path(override) if override else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "hipify-py"
+
+
+def _cache_key(digest: str) -> tuple[object, ...]:
+    # why: records are positional tuples, so a change of the dataclass fields must invalidate them
+    return (CACHE_FORMAT, __version__, digest, ENTRY_FIELDS, HEADER_FIELDS)
+
+
+def _cache_path(directory: Path, digest: str) -> Path:
+    return directory / f"mappings-{CACHE_FORMAT}-{__version__}-{digest[:32]}.marshal"
+
+
+def _read_cache(digest: str) -> dict[str, Any] | None:
+    directory = cache_dir()
+    if directory is None:
+        return None
+    try:
+        payload = marshal.loads(_cache_path(directory, digest).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(payload, dict) or payload.get("key") != _cache_key(digest):
+        return None  # stale or foreign file: rebuild
+    return payload
+
+
+def _write_cache(digest: str, payload: Mapping[str, Any]) -> None:
+    """Atomic write (temp file + os.replace) so a concurrent reader never sees half a file."""
+    directory = cache_dir()
+    if directory is None:
+        return
+    tmp = ""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        data = marshal.dumps({**payload, "key": _cache_key(digest)})
+        fd, tmp = tempfile.mkstemp(prefix=".mappings-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, _cache_path(directory, digest))
+        tmp = ""
+    except (OSError, ValueError):
+        pass  # read-only home, full disk, ...: the cache is optional
+    finally:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _builtin_payload(blobs: Sequence[tuple[Path, bytes]], digest: str) -> dict[str, Any]:
+    cached = _read_cache(digest)
+    if cached is not None:
+        return cached
+    payload = _parse_files(blobs, default_family="")
+    _write_cache(digest, payload)
+    return payload
+
+
+def _family_rank(family: str) -> int:
+    return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
+
+
+def _index_by_cuda(families: Mapping[str, tuple[Entry, ...]], overrides: Sequence[Entry]) -> dict[str, Entry]:
+    """First family in FAMILY_ORDER wins; within a family a supported row beats an unsupported one."""
+    by_cuda: dict[str, Entry] = {}
+    for family in sorted(families, key=_family_rank):
+        for entry in families[family]:
+            current = by_cuda.get(entry.cuda)
+            if current is None or (current.family == family and not current.supported and entry.supported):
+                by_cuda[entry.cuda] = entry
+    for entry in overrides:  # user tables override whatever the built-in data says
+        by_cuda[entry.cuda] = entry
+    return by_cuda
+
+
+def _index_by_hip(families: Mapping[str, tuple[Entry, ...]]) -> dict[str, tuple[Entry, ...]]:
+    index: dict[str, list[Entry]] = {}
+    for family in sorted(families, key=_family_rank):
+        for entry in families[family]:
+            for name in {entry.hip, entry.roc} - {None}:
+                index.setdefault(name, []).append(entry)
+    return {name: tuple(entries) for name, entries in index.items()}
+
+
+def _latest_version(entries: Iterable[Entry]) -> str:
+    versions = {v for e in entries for v in (e.hip_added, e.roc_added) if v}
+    return max(versions, key=parse_version, default="")
+
+
+def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) -> Mappings:
+    rows: dict[str, list[Entry]] = {}
+    libraries: dict[str, dict[str, str]] = {}
+    for family, library, records in builtin["families"]:
+        rows.setdefault(family, []).extend(Entry(*record) for record in records)
+        libraries.setdefault(family, dict(library))
+    overrides = []
+    for family, library, records in extra["families"]:
+        entries = [Entry(*record) for record in records]
+        overrides.extend(entries)
+        for entry in entries:
+            rows.setdefault(entry.family, []).append(entry)
+        if library:
+            libraries.setdefault(family, dict(library))
+    families = {family: tuple(entries) for family, entries in rows.items()}
+    headers = {record[0]: Header(*record) for record in (*builtin["headers"], *extra["headers"])}
+    return Mappings(
+        by_cuda=_index_by_cuda(families, overrides),
+        families=families,
+        libraries=libraries,
+        headers=headers,
+        by_hip=_index_by_hip(families),
+        digest=digest,
+        latest_hip_version=_latest_version(e for entries in families.values() for e in entries),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _load(extra: tuple[Path, ...]) -> Mappings:
+    directory = mappings_dir()
+    builtin_blobs = [(path, path.read_bytes()) for path in _builtin_files(directory)]
+    extra_blobs = [(path, path.read_bytes()) for path in extra]
+    builtin_digest = _digest((p.name, data) for p, data in builtin_blobs)
+    # why: extra files change the result, so they must change the digest other caches key on
+    digest = _digest([(p.name, d) for p, d in builtin_blobs] + [(str(p), d) for p, d in extra_blobs])
+    builtin = _builtin_payload(builtin_blobs, builtin_digest)
+    return _build(builtin, _parse_files(extra_blobs, CUSTOM_FAMILY), digest)
+
+
+def load_mappings(extra: Sequence[Path] = ()) -> Mappings:
+    """All mapping tables plus optional user YAML files (same entry format) that add or override entries.
+
+    Cached per process by the tuple of extra paths: callers hold the returned object.
+    """
+    return _load(tuple(Path(p) for p in extra))
