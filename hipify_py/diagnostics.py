@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from types import MappingProxyType
 
 
 class Severity(IntEnum):
@@ -40,3 +42,91 @@ class Diagnostic:
     message: str
     hint: str = ""
     source_line: str = ""  # the (decoded) source line, for display
+
+
+def _rules(*rules: Rule) -> dict[str, Rule]:
+    return {r.id: r for r in rules}
+
+
+# The registry: ids are stable forever (users silence them by id); add, never renumber.
+# HIP1xx API support, HIP2xx portability, HIP3xx version macros, HIP4xx build/input.
+RULES: Mapping[str, Rule] = MappingProxyType(
+    _rules(
+        Rule(
+            "HIP101",
+            "unsupported-api",
+            Severity.ERROR,
+            "CUDA API with no HIP counterpart",
+            "Rewrite this code by hand (see the HIP docs for an alternative) or guard it with "
+            "`#ifndef __HIP_PLATFORM_AMD__`.",
+            "The mapping tables list this CUDA name but HIP has no counterpart for it, so the name is "
+            "left as is and the translated file will not compile on ROCm until it is replaced.",
+        ),
+        Rule(
+            "HIP102",
+            "unknown-cuda-api",
+            Severity.WARNING,
+            "CUDA-looking identifier that is in no mapping table",
+            "Check whether this is a CUDA API (then port it by hand) or a name of your own "
+            "(then rename it or silence with `// hipify-py: ignore[HIP102]`).",
+            "Identifiers that look like CUDA API names (cuda*, cu*, CU*) but are unknown to every "
+            "mapping table are likely newer CUDA APIs the tables do not track yet.",
+        ),
+        Rule(
+            "HIP103",
+            "hip-version-too-old",
+            Severity.WARNING,
+            "HIP counterpart is newer than the target HIP version",
+            "Raise --hip-version, or keep a CUDA-only path for older ROCm releases.",
+            "The HIP counterpart of this CUDA name was added in a HIP release newer than the target "
+            "given with --hip-version; the translated code will not compile against the older HIP.",
+        ),
+        Rule(
+            "HIP104",
+            "hip-deprecated-or-removed",
+            Severity.WARNING,
+            "HIP counterpart is deprecated or removed in the target HIP version",
+            "Move to the replacement API named in the HIP documentation.",
+            "The HIP counterpart exists but is deprecated or removed in the target HIP version.",
+        ),
+        Rule(
+            "HIP105",
+            "cuda-deprecated",
+            Severity.INFO,
+            "CUDA API is deprecated or removed in CUDA itself",
+            "Consider moving to the current CUDA API first; its HIP counterpart is usually better supported.",
+            "The CUDA name is deprecated or removed in CUDA; HIP may still provide a counterpart.",
+        ),
+        Rule(
+            "HIP106",
+            "roc-fallback",
+            Severity.INFO,
+            "No ROC library counterpart: translated to the hip* wrapper instead",
+            "Mixing roc* and hip* calls on one handle does not work; use hip* for this library or "
+            "port this call by hand.",
+            "With --roc, names are translated to the roc* library (rocBLAS, rocRAND, ...) where the "
+            "tables have a counterpart; this one has none, so the hip* wrapper name is used.",
+        ),
+        Rule(
+            "HIP107",
+            "experimental-mapping",
+            Severity.INFO,
+            "HIP counterpart is experimental",
+            "Test this call carefully on ROCm; its behaviour may differ from CUDA.",
+            "The mapping tables mark this HIP counterpart as experimental.",
+        ),
+        Rule(
+            "HIP403",
+            "unparsed-launch",
+            Severity.WARNING,
+            "Kernel launch could not be structured and was left as is",
+            "Check the launch by hand; HIP also accepts the <<<>>> syntax.",
+            "The parser could not recover the structure of this kernel launch (e.g. it is split "
+            "across macros). It was left in triple-chevron form, which hip-clang also accepts.",
+        ),
+    )
+)
+
+
+def rule_info(rule_id: str) -> Rule:
+    return RULES[rule_id]

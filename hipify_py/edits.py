@@ -21,13 +21,18 @@ class OverlappingEditsError(ValueError):
 
 
 def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
-    """Apply non-overlapping edits; identical duplicate edits are merged, overlaps raise."""
-    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    """Apply edits in one pass.
+
+    Identical duplicates are merged; several insertions at one offset keep their emission order
+    (sorting is stable); a replacement that intersects another edit raises.
+    """
+    unique = list(dict.fromkeys(edits))
+    ordered = sorted(unique, key=lambda e: (e.start, e.end != e.start, e.end))
     out: list[bytes] = []
     pos = 0
     prev: Edit | None = None
     for edit in ordered:
-        if edit.start < pos or (prev is not None and edit.start == prev.start == prev.end == edit.end):
+        if edit.start < pos or edit.end < edit.start or edit.end > len(source):
             raise OverlappingEditsError(f"edit {edit!r} overlaps {prev!r}")
         out.append(source[pos : edit.start])
         out.append(edit.text)

@@ -1,0 +1,162 @@
+"""The `hipify-py` command line (click). Thin: parse options, call the runner, render, exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hipify_py import __version__
+from hipify_py.diagnostics import RULES, Severity
+from hipify_py.discover import SOURCE_EXTENSIONS, discover
+from hipify_py.options import Options
+from hipify_py.report.text import format_diagnostics, format_problem, format_summary
+from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
+
+EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hipify-py")
+def main() -> None:
+    """Port CUDA source code to HIP (ROCm)."""
+
+
+def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: tuple[Path, ...]) -> Mode:
+    chosen = [name for name, on in (("--in-place", in_place), ("--diff", diff), ("--check", check)) if on]
+    if output is not None:
+        chosen.append("--output")
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)} cannot be combined")
+    if diff:
+        return Mode.DIFF
+    if check:
+        return Mode.CHECK
+    if in_place:
+        return Mode.IN_PLACE
+    if output is not None:
+        return Mode.OUTPUT_TREE
+    if len(paths) == 1 and not paths[0].is_dir():
+        return Mode.STDOUT
+    raise click.UsageError("several files or a directory: give -o/--output DIR or --in-place (or --diff/--check)")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write converted files under DIR, mirroring the input tree.")
+@click.option("-i", "--in-place", is_flag=True, help="Rewrite files in place (atomically).")
+@click.option("--diff", is_flag=True, help="Dry run: print a unified diff, write nothing.")
+@click.option("--check", is_flag=True, help="Exit 1 if anything would change (CI); write nothing.")
+@click.option("--keep-launch-syntax", is_flag=True, help="Leave kernel<<<...>>>() launches as is (HIP accepts them).")
+@click.option("--roc", is_flag=True, help="Translate to roc* libraries (rocBLAS, rocRAND, ...) where possible.")
+@click.option("--hip-version", metavar="X.Y", help="Target HIP version (default: latest in the tables).")
+@click.option("--version-policy", type=click.Choice(["rewrite", "keep"]), default="rewrite", show_default=True, help="A name whose HIP counterpart is newer than --hip-version: rewrite and warn, or keep and warn.")
+@click.option("--legacy-include-paths", is_flag=True, help="Flat library headers (hipblas.h) as in older ROCm.")
+@click.option("--annotate", is_flag=True, help="Write // HIPIFY-PY: comments above lines that need attention.")
+@click.option("--ignore", "ignore_rules", multiple=True, metavar="RULE", help="Silence a rule id (repeatable).")
+@click.option("--severity", type=click.Choice(["info", "warning", "error"]), default=None, help="With --check: also exit 1 when a diagnostic of at least this severity is found.")
+@click.option("--show", type=click.Choice(["info", "warning", "error", "none"]), default="warning", show_default=True, help="Print diagnostics of at least this severity.")
+@click.option("-e", "--extension", "extensions", multiple=True, metavar=".EXT", help="Extra file extension to convert (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
+@click.option("--build-files/--no-build-files", default=True, show_default=True, help="Also convert CMakeLists.txt and Makefiles.")
+@click.option("--backup", metavar="SUFFIX", help="With --in-place: keep the original as FILE+SUFFIX.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (default: CPU count).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+def convert(
+    paths: tuple[Path, ...],
+    output: Path | None,
+    in_place: bool,
+    diff: bool,
+    check: bool,
+    keep_launch_syntax: bool,
+    roc: bool,
+    hip_version: str | None,
+    version_policy: str,
+    legacy_include_paths: bool,
+    annotate: bool,
+    ignore_rules: tuple[str, ...],
+    severity: str | None,
+    show: str,
+    extensions: tuple[str, ...],
+    exclude: tuple[str, ...],
+    build_files: bool,
+    backup: str | None,
+    jobs: int,
+    quiet: bool,
+) -> None:
+    """Convert CUDA files or directories to HIP."""
+    mode = _mode(in_place, output, diff, check, paths)
+    unknown = [r for r in ignore_rules if r not in RULES]
+    if unknown:
+        raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)} (see `hipify-py explain --list`)")
+    options = Options(
+        keep_launch_syntax=keep_launch_syntax,
+        roc=roc,
+        hip_version=hip_version,
+        version_policy=version_policy,
+        legacy_include_paths=legacy_include_paths,
+        annotate=annotate,
+        ignore_rules=frozenset(ignore_rules),
+    )
+    exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
+    files, problems = discover(paths, exts, exclude=exclude, build_files=build_files)
+    for problem in problems:
+        click.echo(f"hipify-py: {problem.path}: {problem.message}", err=True)
+    settings = RunSettings(mode=mode, options=options, output_dir=output, backup_suffix=backup, jobs=jobs)
+    min_show = None if show == "none" else Severity.parse(show)
+
+    def on_done(outcome: FileOutcome) -> None:
+        _print_outcome(outcome, mode, min_show, quiet)
+
+    try:
+        outcomes = run(files, settings, on_done)
+    except KeyboardInterrupt:
+        click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)
+        sys.exit(130)
+    if not quiet:
+        verb = {Mode.CHECK: "would change", Mode.DIFF: "would change"}.get(mode, "converted")
+        click.echo(format_summary(outcomes, verb), err=True)
+    sys.exit(_exit_code(outcomes, problems, mode, severity))
+
+
+def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:
+    if mode is Mode.STDOUT and outcome.text is not None:
+        sys.stdout.buffer.write(outcome.text)
+        sys.stdout.flush()
+    if mode is Mode.DIFF and outcome.diff:
+        click.echo(outcome.diff, nl=False)
+    if mode is Mode.CHECK and outcome.status is Status.CHANGED and not quiet:
+        click.echo(f"would convert {outcome.path}", err=True)
+    problem = format_problem(outcome)
+    if problem and (not quiet or outcome.status is Status.ERROR):
+        click.echo(f"hipify-py: {problem}", err=True)
+    if min_show is not None and not quiet:
+        for line in format_diagnostics(outcome, min_show):
+            click.echo(line, err=True)
+
+
+def _exit_code(outcomes: list[FileOutcome], problems: list, mode: Mode, severity: str | None) -> int:
+    if problems or any(o.status is Status.ERROR for o in outcomes):
+        return EXIT_ERROR
+    if mode is Mode.CHECK:
+        if any(o.status is Status.CHANGED for o in outcomes):
+            return EXIT_CHANGES
+        if severity is not None:
+            threshold = Severity.parse(severity)
+            if any(o.worst is not None and o.worst >= threshold for o in outcomes):
+                return EXIT_CHANGES
+    return EXIT_OK
+
+
+def _register_optional_commands() -> None:
+    """Commands that live in their own modules."""
+    try:
+        from hipify_py.commands.mappings_cmd import mappings_command
+
+        main.add_command(mappings_command, "mappings")
+    except ImportError:
+        pass
+
+
+_register_optional_commands()

@@ -1,0 +1,254 @@
+"""Per-file analysis context shared by all rules: the tree, token classification, regions.
+
+Built once per translate() call; rules only read from it. Caches here live and die with the call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from hipify_py import lexer
+from hipify_py.diagnostics import Diagnostic, rule_info
+from hipify_py.options import Options
+from hipify_py.parser import Node, Tree
+from hipify_py.source import LineIndex
+from hipify_py.tables import Tables
+
+# Leaf types whose bytes are never code.
+_COMMENT = frozenset({"comment"})
+_STRING = frozenset(
+    {
+        "string_literal",
+        "string_content",
+        "char_literal",
+        "raw_string_literal",
+        "raw_string_content",
+        "raw_string_delimiter",
+        "system_lib_string",
+        "escape_sequence",
+        "concatenated_string",
+        "character",
+    }
+)
+# Nodes whose text the tree does not structure: classify with the lexer.
+_OPAQUE = frozenset({"preproc_arg", "ERROR"})
+
+# Macros whose definedness marks code already written for HIP/ROCm.
+_HIP_GUARD = re.compile(
+    rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
+    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
+)
+_OFF_ON = re.compile(rb"hipify-py:\s*(off|on)\b")
+_IGNORE = re.compile(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
+
+
+class Where:
+    """Classification of a token position."""
+
+    CODE = "code"  # an ordinary identifier/expression position
+    MACRO = "macro"  # code inside a macro body or an error region (lexically known)
+    MEMBER = "member"  # obj.name / obj->name / a field declaration
+    SCOPED = "scoped"  # ns::name with a user namespace
+    COMMENT = "comment"
+    STRING = "string"
+
+
+REWRITABLE = frozenset({Where.CODE, Where.MACRO})
+
+
+@dataclass
+class Context:
+    source: bytes
+    tree: Tree
+    tables: Tables
+    options: Options
+    _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.source)
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    # -- classification -------------------------------------------------------------------
+    def classify(self, start: int, end: int) -> str:
+        """Where a token [start, end) stands: code, macro body, member, comment, string..."""
+        node = self.root.descendant_for_byte_range(start, end)
+        if node is None:
+            return Where.CODE
+        kind = node.type
+        if kind in _COMMENT:
+            return Where.COMMENT
+        if kind in _STRING:
+            return Where.STRING
+        opaque = self._opaque_ancestor(node)
+        if opaque is not None or node.start_byte != start or node.end_byte != end:
+            return self._classify_lexically(opaque or node, start)
+        parent = node.parent
+        if kind == "field_identifier":
+            return Where.MEMBER
+        if parent is not None and parent.type == "qualified_identifier":
+            scope = parent.child_by_field_name("scope")
+            if scope is not None and scope.end_byte <= start and scope.type != "::":
+                scope_name = self.source[scope.start_byte : scope.end_byte]
+                if scope_name not in self.tables.cuda_namespaces:
+                    return Where.SCOPED
+        return Where.CODE
+
+    def _opaque_ancestor(self, node: Node) -> Node | None:
+        cur: Node | None = node
+        while cur is not None:
+            if cur.type in _OPAQUE:
+                return cur
+            if cur.type in ("translation_unit", "compound_statement", "function_definition"):
+                return None
+            cur = cur.parent
+        return None
+
+    def _classify_lexically(self, region: Node, start: int) -> str:
+        skipped, members = self._lex_region(region)
+        i = bisect.bisect_right(skipped, (start, 1 << 62)) - 1
+        if i >= 0 and skipped[i][0] <= start < skipped[i][1]:
+            text = self.source[skipped[i][0] : skipped[i][0] + 2]
+            return Where.COMMENT if text in (b"//", b"/*") else Where.STRING
+        if start in members:
+            return Where.MEMBER
+        return Where.MACRO
+
+    def _lex_region(self, region: Node) -> tuple[list[tuple[int, int]], set[int]]:
+        key = region.start_byte
+        cached = self._opaque_cache.get(key)
+        if cached is None:
+            text = self.source[region.start_byte : region.end_byte]
+            skipped = lexer.skipped_spans(text, region.start_byte)
+            members = {t.start for t in lexer.identifiers(text, region.start_byte) if t.member}
+            cached = (skipped, members)
+            self._opaque_cache[key] = cached
+        return cached
+
+    def code_matches(self, pattern: re.Pattern[bytes]) -> Iterator[tuple[re.Match[bytes], str]]:
+        """Matches of `pattern` that stand in code (not comments/strings/protected regions)."""
+        for m in pattern.finditer(self.source):
+            if self.is_protected(m.start()):
+                continue
+            where = self.classify(m.start(), m.end())
+            if where in (Where.COMMENT, Where.STRING):
+                continue
+            yield m, where
+
+    # -- regions that must not be rewritten -----------------------------------------------
+    @cached_property
+    def protected(self) -> list[tuple[int, int]]:
+        """Sorted, merged ranges left alone: HIP-platform branches and hipify-py: off/on regions."""
+        spans = list(self._hip_branches()) + list(self._off_regions())
+        spans.sort()
+        merged: list[tuple[int, int]] = []
+        for s, e in spans:
+            if merged and s <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+            else:
+                merged.append((s, e))
+        return merged
+
+    def is_protected(self, offset: int) -> bool:
+        spans = self.protected
+        if not spans:
+            return False
+        i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
+        return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+    def _off_regions(self) -> Iterator[tuple[int, int]]:
+        start: int | None = None
+        for m in _OFF_ON.finditer(self.source):
+            if self.classify(m.start(), m.end()) != Where.COMMENT:
+                continue
+            if m.group(1) == b"off" and start is None:
+                start = m.start()
+            elif m.group(1) == b"on" and start is not None:
+                yield start, m.end()
+                start = None
+        if start is not None:
+            yield start, len(self.source)
+
+    def _hip_branches(self) -> Iterator[tuple[int, int]]:
+        seen: set[int] = set()
+        for m in _HIP_GUARD.finditer(self.source):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            cond = node
+            while cond is not None and cond.type not in ("preproc_ifdef", "preproc_if", "preproc_elif"):
+                cond = cond.parent
+            if cond is None or cond.start_byte in seen:
+                continue
+            seen.add(cond.start_byte)
+            span = self._guarded_span(cond, m.start())
+            if span is not None:
+                yield span
+
+    def _guarded_span(self, cond: Node, name_at: int) -> tuple[int, int] | None:
+        """The branch of `cond` that is compiled when the HIP macro is defined."""
+        header_end = self._condition_end(cond)
+        if header_end is None or name_at >= header_end:
+            return None
+        alternative = cond.child_by_field_name("alternative")
+        body_end = alternative.start_byte if alternative is not None else cond.end_byte
+        head = self.source[cond.start_byte : header_end]
+        negated = head.lstrip().startswith(b"#ifndef") or re.search(rb"!\s*(?:defined\b|\w)", head)
+        if negated:
+            if alternative is None or alternative.type != "preproc_else":
+                return None
+            return alternative.start_byte, alternative.end_byte
+        return header_end, body_end
+
+    def _condition_end(self, cond: Node) -> int | None:
+        for name in ("name", "condition"):
+            child = cond.child_by_field_name(name)
+            if child is not None:
+                return child.end_byte
+        return None
+
+    # -- diagnostics ----------------------------------------------------------------------
+    def diag(
+        self, rule_id: str, start: int, end: int, message: str | None = None, hint: str | None = None
+    ) -> Diagnostic:
+        info = rule_info(rule_id)
+        line, col = self.lines.line_col(start)
+        return Diagnostic(
+            rule=rule_id,
+            severity=info.severity,
+            start=start,
+            end=end,
+            line=line,
+            col=col,
+            message=message or info.title,
+            hint=info.hint if hint is None else hint,
+            source_line=self.lines.line_text(line),
+        )
+
+    @cached_property
+    def suppressions(self) -> dict[int, frozenset[str] | None]:
+        """line -> rule ids silenced on it (None: all), from `// hipify-py: ignore[...]` comments."""
+        result: dict[int, frozenset[str] | None] = {}
+        for m in _IGNORE.finditer(self.source):
+            if self.classify(m.start(), m.end()) != Where.COMMENT:
+                continue
+            ids = None if m.group(1) is None else frozenset(re.findall(r"[A-Z]+\d+", m.group(1).decode()))
+            line, _ = self.lines.line_col(m.start())
+            # The comment covers its own line and the next one (a comment on the line above).
+            for target in (line, line + 1):
+                prev = result.get(target, frozenset())
+                result[target] = None if ids is None or prev is None else prev | ids
+        return result
+
+    def suppressed(self, diagnostic: Diagnostic) -> bool:
+        if diagnostic.rule in self.options.ignore_rules:
+            return True
+        if diagnostic.line not in self.suppressions:
+            return False
+        ids = self.suppressions[diagnostic.line]
+        return ids is None or diagnostic.rule in ids

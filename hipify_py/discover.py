@@ -1,0 +1,113 @@
+"""Find the files to convert: walk paths, filter by extension and globs, detect file kinds."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCE_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+BUILD_FILE_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
+BUILD_FILE_EXTENSIONS = (".cmake", ".mk", ".make")
+# Directories no user wants converted.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".hipify-py-cache"})
+
+
+@dataclass(frozen=True)
+class Found:
+    path: Path
+    root: Path  # the directory given on the command line (or the file's parent for a file)
+    kind: str  # "source" or "build"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: Path
+    message: str
+
+
+def file_kind(path: Path, extensions: Sequence[str], build_files: bool) -> str | None:
+    name = path.name
+    if build_files and (name in BUILD_FILE_NAMES or name.endswith(BUILD_FILE_EXTENSIONS)):
+        return "build"
+    if name.endswith(tuple(extensions)):
+        return "source"
+    return None
+
+
+def _excluded(rel: str, exclude: Sequence[str]) -> bool:
+    parts = rel.split("/")
+    return any(
+        fnmatch.fnmatch(rel, pat) or any(fnmatch.fnmatch(p, pat) for p in parts) for pat in exclude
+    )
+
+
+def discover(
+    paths: Iterable[Path],
+    extensions: Sequence[str] = SOURCE_EXTENSIONS,
+    exclude: Sequence[str] = (),
+    include: Sequence[str] = (),
+    build_files: bool = True,
+    ignored: frozenset[Path] = frozenset(),
+) -> tuple[list[Found], list[Problem]]:
+    """Files under `paths` (sorted, unique) and problems (missing paths, loops, unreadable dirs)."""
+    found: dict[Path, Found] = {}
+    problems: list[Problem] = []
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            problems.append(Problem(path, "no such file or directory"))
+            continue
+        if path.is_file():
+            # A file named explicitly is converted whatever its extension, unless it is binary.
+            kind = file_kind(path, extensions, build_files) or "source"
+            found.setdefault(path, Found(path, path.parent, kind))
+            continue
+        if not path.is_dir():
+            problems.append(Problem(path, "not a regular file or directory (broken symlink?)"))
+            continue
+        for file, problem in _walk(path, problems):
+            if problem is not None:
+                problems.append(problem)
+                continue
+            rel = file.relative_to(path).as_posix()
+            if exclude and _excluded(rel, exclude):
+                continue
+            if include and not any(fnmatch.fnmatch(rel, pat) for pat in include):
+                continue
+            if file.resolve() in ignored:
+                continue
+            kind = file_kind(file, extensions, build_files)
+            if kind is not None:
+                found.setdefault(file, Found(file, path, kind))
+    return sorted(found.values(), key=lambda f: str(f.path)), problems
+
+
+def _walk(top: Path, problems: list[Problem]) -> Iterator[tuple[Path, Problem | None]]:
+    """os.walk that follows directory symlinks once and reports loops and unreadable dirs."""
+    seen: set[tuple[int, int]] = set()
+
+    def onerror(err: OSError) -> None:
+        problems.append(Problem(Path(err.filename or top), f"cannot read directory: {err.strerror}"))
+
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True, onerror=onerror):
+        try:
+            st = os.stat(dirpath)
+        except OSError as err:
+            yield Path(dirpath), Problem(Path(dirpath), f"cannot read directory: {err.strerror}")
+            dirnames[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            yield Path(dirpath), Problem(Path(dirpath), "symlink loop: directory already visited, skipped")
+            dirnames[:] = []
+            continue
+        seen.add(key)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            file = Path(dirpath) / name
+            if file.is_symlink() and not file.exists():
+                yield file, Problem(file, "broken symlink, skipped")
+                continue
+            yield file, None

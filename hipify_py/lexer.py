@@ -1,0 +1,48 @@
+"""A tiny C lexer for text the parser cannot structure (macro bodies, error regions).
+
+It only needs to tell code identifiers from comments and string/char literals, and whether an
+identifier is a member access (preceded by `.` or `->`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+_TOKEN = re.compile(
+    rb"""
+      (?P<comment>//(?:\\\r?\n|[^\n])*|/\*.*?(?:\*/|\Z))
+    | (?P<raw>(?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)")
+    | (?P<string>(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?)
+    | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'?)
+    | (?P<ident>[A-Za-z_]\w*)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_MEMBER_BEFORE = re.compile(rb"(?:\.|->)\s*\Z")
+
+
+class Token(NamedTuple):
+    start: int
+    end: int
+    text: bytes
+    member: bool  # preceded by `.` or `->`
+
+
+def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
+    """Identifiers outside comments and literals, with offsets shifted by `base`."""
+    for m in _TOKEN.finditer(text):
+        if m.lastgroup != "ident":
+            continue
+        start = m.start()
+        window = text[max(0, start - 8) : start]
+        member = bool(_MEMBER_BEFORE.search(window)) and not window.rstrip().endswith(b"..")
+        yield Token(base + start, base + m.end(), m.group(), member)
+
+
+def skipped_spans(text: bytes, base: int = 0) -> list[tuple[int, int]]:
+    """Spans of comments and string/char literals (never rewritten)."""
+    return [
+        (base + m.start(), base + m.end()) for m in _TOKEN.finditer(text) if m.lastgroup != "ident"
+    ]

@@ -1,0 +1,21 @@
+"""Rules: each takes the per-file Context and returns a RuleResult (edits, diagnostics, counts)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hipify_py.context import Context
+from hipify_py.diagnostics import Diagnostic
+from hipify_py.edits import Edit
+
+
+@dataclass
+class RuleResult:
+    edits: list[Edit] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+RuleFn = Callable[[Context], RuleResult]

@@ -1,0 +1,100 @@
+"""cudaMemcpyToSymbol(sym, ...) and friends: wrap the symbol in HIP_SYMBOL(), as HIP on AMD needs."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.rules import RuleResult
+
+# function -> index of its symbol argument
+SYMBOL_ARGUMENT = {
+    b"cudaMemcpyToSymbol": 0,
+    b"cudaMemcpyToSymbolAsync": 0,
+    b"cudaMemcpyFromSymbol": 1,
+    b"cudaMemcpyFromSymbolAsync": 1,
+    b"cudaGetSymbolAddress": 1,
+    b"cudaGetSymbolSize": 1,
+}
+_CALLS = re.compile(rb"\b(" + b"|".join(SYMBOL_ARGUMENT) + rb")\s*\(")
+_WRAPPED = re.compile(rb"\s*HIP_SYMBOL\s*\(")
+
+
+def wrap_symbols(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    for m in _CALLS.finditer(ctx.source):
+        if ctx.is_protected(m.start()) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
+            continue
+        span = _argument_span(ctx.source, m.end(), SYMBOL_ARGUMENT[m.group(1)])
+        if span is None:
+            continue
+        start, end = span
+        if _WRAPPED.match(ctx.source, start) or start == end:
+            continue
+        result.edits.append(Edit(start, start, b"HIP_SYMBOL("))
+        result.edits.append(Edit(end, end, b")"))
+        result.counts["symbols"] += 1
+    return result
+
+
+_OPEN = b"([{"
+_CLOSE = b")]}"
+
+
+def _argument_span(source: bytes, pos: int, index: int) -> tuple[int, int] | None:
+    """Span (without surrounding blanks) of argument `index` of the call whose `(` ends at pos.
+
+    Lexical on purpose: it works the same in code, macro bodies and error regions. Brackets nest;
+    commas inside them or inside literals do not split arguments.
+    """
+    depth = 0
+    current = 0
+    arg_start = pos
+    i = pos
+    n = len(source)
+    while i < n:
+        c = source[i]
+        if c in b"\"'":
+            i = _skip_literal(source, i)
+            continue
+        if source.startswith(b"//", i) or source.startswith(b"/*", i):
+            i = _skip_comment(source, i)
+            continue
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            if depth == 0:
+                return _trimmed(source, arg_start, i) if current == index else None
+            depth -= 1
+        elif c == ord(",") and depth == 0:
+            if current == index:
+                return _trimmed(source, arg_start, i)
+            current += 1
+            arg_start = i + 1
+        i += 1
+    return None
+
+
+def _trimmed(source: bytes, start: int, end: int) -> tuple[int, int]:
+    while start < end and source[start] in b" \t\r\n\\":
+        start += 1
+    while end > start and source[end - 1] in b" \t\r\n\\":
+        end -= 1
+    return start, end
+
+
+def _skip_literal(source: bytes, i: int) -> int:
+    quote = source[i]
+    i += 1
+    while i < len(source) and source[i] != quote and source[i] != ord("\n"):
+        i += 2 if source[i] == ord("\\") else 1
+    return i + 1
+
+
+def _skip_comment(source: bytes, i: int) -> int:
+    if source.startswith(b"//", i):
+        nl = source.find(b"\n", i)
+        return len(source) if nl == -1 else nl
+    end = source.find(b"*/", i + 2)
+    return len(source) if end == -1 else end + 2

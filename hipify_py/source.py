@@ -1,0 +1,43 @@
+"""Source text as bytes plus a line index (byte offset -> line:col)."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    source: bytes
+    starts: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        find = self.source.find
+        pos = find(b"\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        object.__setattr__(self, "starts", tuple(starts))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and 1-based byte column of a byte offset."""
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def line_start(self, offset: int) -> int:
+        return self.starts[bisect.bisect_right(self.starts, offset) - 1]
+
+    def line_text(self, line: int) -> str:
+        """The 1-based line, decoded for display (invalid bytes replaced), without the newline."""
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.source)
+        return self.source[start:end].rstrip(b"\r\n").decode("utf-8", "replace")
+
+
+def newline_of(source: bytes) -> bytes:
+    """The file's dominant newline, so inserted lines match it."""
+    crlf = source.count(b"\r\n")
+    return b"\r\n" if crlf and crlf * 2 >= source.count(b"\n") else b"\n"

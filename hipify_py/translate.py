@@ -1,0 +1,137 @@
+"""translate(source, options) -> Result: the pure core. No file system, no globals.
+
+parse -> every rule looks at the tree and returns edits/diagnostics/counts -> apply edits once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipify_py.context import Context
+from hipify_py.diagnostics import Diagnostic
+from hipify_py.edits import Edit, apply_edits
+from hipify_py.mappings import load_mappings
+from hipify_py.options import Options
+from hipify_py.parser import parse
+from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.identifiers import rename_identifiers
+from hipify_py.rules.includes import rewrite_includes
+from hipify_py.rules.launch import convert_launches
+from hipify_py.rules.symbols import wrap_symbols
+from hipify_py.source import newline_of
+from hipify_py.tables import Tables, compile_tables
+
+
+@dataclass
+class Result:
+    text: bytes
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...
+    lines: int = 0
+
+    def changed_from(self, source: bytes) -> bool:
+        return self.text != source
+
+
+def translation_rules() -> tuple[RuleFn, ...]:
+    """Rules that edit code. Order matters only for insertions at one offset (kept in order)."""
+    return (rewrite_includes, rename_identifiers, convert_launches, wrap_symbols)
+
+
+def detector_rules() -> tuple[RuleFn, ...]:
+    """Rules that only report (portability pitfalls); see hipify_py/rules/detectors.py."""
+    try:
+        from hipify_py.rules.detectors import DETECTORS
+    except ImportError:  # detectors are optional while being developed
+        return ()
+    return DETECTORS
+
+
+@functools.lru_cache(maxsize=8)
+def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
+    return compile_tables(load_mappings(extra_mappings))
+
+
+def translate(source: bytes, options: Options | None = None, tables: Tables | None = None) -> Result:
+    options = options or Options()
+    tables = tables or default_tables()
+    ctx = Context(source=source, tree=parse(source), tables=tables, options=options)
+    combined = RuleResult()
+    for rule in (*translation_rules(), *detector_rules()):
+        part = rule(ctx)
+        combined.edits.extend(part.edits)
+        combined.diagnostics.extend(part.diagnostics)
+        combined.counts.update(part.counts)
+    combined.edits.extend(_runtime_include(ctx, combined))
+    diagnostics = sorted(
+        (d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)
+    )
+    edits = combined.edits
+    if options.annotate:
+        from hipify_py.annotate import annotation_edits
+
+        edits = [*edits, *annotation_edits(source, diagnostics)]
+    text = apply_edits(source, edits) if edits else source
+    return Result(
+        text=text,
+        diagnostics=diagnostics,
+        counts=combined.counts,
+        lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+    )
+
+
+_HIP_RUNTIME_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
+_RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
+
+
+def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
+    """nvcc includes cuda_runtime.h implicitly; hipcc does not include the HIP runtime API.
+
+    A file that used the runtime (now rewritten) or launched kernels without including a runtime
+    header gets `#include <hip/hip_runtime.h>` at the top of its include block.
+    """
+    if not any(found.counts[k] for k in _RUNTIME_FAMILIES):
+        return []
+    if _HIP_RUNTIME_INCLUDE.search(ctx.source):
+        return []
+    new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
+    if new_runtime:
+        return []
+    at = _include_position(ctx)
+    return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
+
+
+def _include_position(ctx: Context) -> int:
+    """Before the first top-level #include; else after a header guard/#pragma once; else top."""
+    root = ctx.root
+    for child in root.children:
+        if child.type == "preproc_include":
+            return child.start_byte
+        if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
+            inner = [c for c in child.named_children if c.type != "comment"]
+            if len(inner) > 1 and inner[1].type == "preproc_def":
+                for grandchild in inner[2:]:
+                    if grandchild.type == "preproc_include":
+                        return grandchild.start_byte
+                return inner[1].end_byte
+        if child.type == "preproc_call" and b"pragma" in ctx.source[child.start_byte : child.start_byte + 12]:
+            return child.end_byte
+        if child.type != "comment":
+            break
+    # After leading comments (licence headers stay first).
+    pos = 0
+    for child in root.children:
+        if child.type != "comment":
+            break
+        pos = child.end_byte
+    if pos:
+        nl = ctx.source.find(b"\n", pos)
+        return len(ctx.source) if nl == -1 else nl + 1
+    return 0
+
+

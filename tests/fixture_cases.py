@@ -1,0 +1,58 @@
+"""Discovery of before/after fixture pairs: tests/fixtures/<topic>/<case>.cu -> <case>.hip.
+
+A topic folder may hold `options.yaml` (Options fields for every case in it). A case may have a
+`<case>.diagnostics` file: the exact set of `line:col RULE` diagnostics it must produce (one per
+line, `#` comments allowed; an empty file means "no diagnostics at all").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from hipify_py.options import Options
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+INPUT_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
+
+
+@dataclass(frozen=True)
+class Case:
+    input: Path
+    expected: Path
+    options: Options
+    diagnostics: Path | None
+
+    @property
+    def id(self) -> str:
+        return self.input.relative_to(FIXTURES).as_posix()
+
+
+def _options(folder: Path) -> Options:
+    file = folder / "options.yaml"
+    if not file.exists():
+        return Options()
+    data = yaml.safe_load(file.read_text()) or {}
+    if "ignore_rules" in data:
+        data["ignore_rules"] = frozenset(data["ignore_rules"])
+    return Options(**data)
+
+
+def cases() -> list[Case]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix not in INPUT_SUFFIXES or not path.is_file():
+            continue
+        expected = path.with_suffix(".hip")
+        if not expected.exists():
+            continue
+        diag = path.with_suffix(".diagnostics")
+        found.append(Case(path, expected, _options(path.parent), diag if diag.exists() else None))
+    return found
+
+
+def parse_expected_diagnostics(path: Path) -> set[str]:
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return {line for line in lines if line}
