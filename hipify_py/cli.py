@@ -53,7 +53,6 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
 @click.option("--hip-version", metavar="X.Y", help="Target HIP version (default: latest in the tables).")
 @click.option("--version-policy", type=click.Choice(["rewrite", "keep"]), default="rewrite", show_default=True, help="A name whose HIP counterpart is newer than --hip-version: rewrite and warn, or keep and warn.")
 @click.option("--legacy-include-paths", is_flag=True, help="Flat library headers (hipblas.h) as in older ROCm.")
-@click.option("--annotate", is_flag=True, help="Write // HIPIFY-PY: comments above lines that need attention.")
 @click.option("--ignore", "ignore_rules", multiple=True, metavar="RULE", help="Silence a rule id (repeatable).")
 @click.option("--severity", type=click.Choice(["info", "warning", "error"]), default=None, help="With --check: also exit 1 when a diagnostic of at least this severity is found.")
 @click.option("--show", type=click.Choice(["info", "warning", "error", "none"]), default="warning", show_default=True, help="Print diagnostics of at least this severity.")
@@ -74,7 +73,6 @@ def convert(
     hip_version: str | None,
     version_policy: str,
     legacy_include_paths: bool,
-    annotate: bool,
     ignore_rules: tuple[str, ...],
     severity: str | None,
     show: str,
@@ -96,7 +94,7 @@ def convert(
         hip_version=hip_version,
         version_policy=version_policy,
         legacy_include_paths=legacy_include_paths,
-        annotate=annotate,
+
         ignore_rules=frozenset(ignore_rules),
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)

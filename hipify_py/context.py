@@ -99,7 +99,18 @@ class Context:
                 scope_name = self.source[scope.start_byte : scope.end_byte]
                 if scope_name not in self.tables.cuda_namespaces:
                     return Where.SCOPED
+        if parent is not None and parent.type == "function_declarator" and self._in_user_namespace(parent):
+            return Where.SCOPED  # a user function declared in its own namespace, e.g. a mock
         return Where.CODE
+
+    @staticmethod
+    def _in_user_namespace(node: Node) -> bool:
+        cur = node.parent
+        while cur is not None:
+            if cur.type == "namespace_definition":
+                return True
+            cur = cur.parent
+        return False
 
     def _opaque_ancestor(self, node: Node) -> Node | None:
         cur: Node | None = node

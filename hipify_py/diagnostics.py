@@ -116,6 +116,31 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "The mapping tables mark this HIP counterpart as experimental.",
         ),
         Rule(
+            "HIP110",
+            "partial-library",
+            Severity.WARNING,
+            "Library with no or only a partial HIP/ROCm counterpart",
+            "Port the calls of this library by hand; see the note for the closest ROCm library.",
+            "Some CUDA libraries (NVTX, NVML, cuTENSOR, cuDNN, NPP, nvJPEG, cuFile) have no HIP "
+            "counterpart or one that covers only part of the API; renaming is not enough.",
+        ),
+        Rule(
+            "HIP401",
+            "build-construct-not-understood",
+            Severity.WARNING,
+            "CUDA build construct not understood: left as is",
+            "Port this build setting by hand.",
+            "The CMake/Makefile translator reports what it does not understand instead of guessing.",
+        ),
+        Rule(
+            "HIP402",
+            "nvcc-flag",
+            Severity.WARNING,
+            "nvcc-only flag dropped or mapped approximately",
+            "Check the hipcc/clang equivalent of this flag.",
+            "Some nvcc flags have no exact hip-clang equivalent; they are mapped or dropped and reported.",
+        ),
+        Rule(
             "HIP403",
             "unparsed-launch",
             Severity.WARNING,
