@@ -39,28 +39,74 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
         return Mode.OUTPUT_TREE
     if len(paths) == 1 and not paths[0].is_dir():
         return Mode.STDOUT
-    raise click.UsageError("several files or a directory: give -o/--output DIR or --in-place (or --diff/--check)")
+    raise click.UsageError(
+        "several files or a directory: give -o/--output DIR or --in-place (or --diff/--check)"
+    )
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write converted files under DIR, mirroring the input tree.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write converted files under DIR, mirroring the input tree.",
+)
 @click.option("-i", "--in-place", is_flag=True, help="Rewrite files in place (atomically).")
 @click.option("--diff", is_flag=True, help="Dry run: print a unified diff, write nothing.")
 @click.option("--check", is_flag=True, help="Exit 1 if anything would change (CI); write nothing.")
-@click.option("--keep-launch-syntax", is_flag=True, help="Leave kernel<<<...>>>() launches as is (HIP accepts them).")
-@click.option("--roc", is_flag=True, help="Translate to roc* libraries (rocBLAS, rocRAND, ...) where possible.")
+@click.option(
+    "--keep-launch-syntax", is_flag=True, help="Leave kernel<<<...>>>() launches as is (HIP accepts them)."
+)
+@click.option(
+    "--roc", is_flag=True, help="Translate to roc* libraries (rocBLAS, rocRAND, ...) where possible."
+)
 @click.option("--hip-version", metavar="X.Y", help="Target HIP version (default: latest in the tables).")
-@click.option("--version-policy", type=click.Choice(["rewrite", "keep"]), default="rewrite", show_default=True, help="A name whose HIP counterpart is newer than --hip-version: rewrite and warn, or keep and warn.")
-@click.option("--legacy-include-paths", is_flag=True, help="Flat library headers (hipblas.h) as in older ROCm.")
-@click.option("--ignore", "ignore_rules", multiple=True, metavar="RULE", help="Silence a rule id (repeatable).")
-@click.option("--severity", type=click.Choice(["info", "warning", "error"]), default=None, help="With --check: also exit 1 when a diagnostic of at least this severity is found.")
-@click.option("--show", type=click.Choice(["info", "warning", "error", "none"]), default="warning", show_default=True, help="Print diagnostics of at least this severity.")
-@click.option("-e", "--extension", "extensions", multiple=True, metavar=".EXT", help="Extra file extension to convert (repeatable).")
+@click.option(
+    "--version-policy",
+    type=click.Choice(["rewrite", "keep"]),
+    default="rewrite",
+    show_default=True,
+    help="A name whose HIP counterpart is newer than --hip-version: rewrite and warn, or keep and warn.",
+)
+@click.option(
+    "--legacy-include-paths", is_flag=True, help="Flat library headers (hipblas.h) as in older ROCm."
+)
+@click.option(
+    "--ignore", "ignore_rules", multiple=True, metavar="RULE", help="Silence a rule id (repeatable)."
+)
+@click.option(
+    "--severity",
+    type=click.Choice(["info", "warning", "error"]),
+    default=None,
+    help="With --check: also exit 1 when a diagnostic of at least this severity is found.",
+)
+@click.option(
+    "--show",
+    type=click.Choice(["info", "warning", "error", "none"]),
+    default="warning",
+    show_default=True,
+    help="Print diagnostics of at least this severity.",
+)
+@click.option(
+    "-e",
+    "--extension",
+    "extensions",
+    multiple=True,
+    metavar=".EXT",
+    help="Extra file extension to convert (repeatable).",
+)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
-@click.option("--build-files/--no-build-files", default=True, show_default=True, help="Also convert CMakeLists.txt and Makefiles.")
+@click.option(
+    "--build-files/--no-build-files",
+    default=True,
+    show_default=True,
+    help="Also convert CMakeLists.txt and Makefiles.",
+)
 @click.option("--backup", metavar="SUFFIX", help="With --in-place: keep the original as FILE+SUFFIX.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (default: CPU count).")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (default: CPU count)."
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 def convert(
     paths: tuple[Path, ...],
@@ -94,7 +140,6 @@ def convert(
         hip_version=hip_version,
         version_policy=version_policy,
         legacy_include_paths=legacy_include_paths,
-
         ignore_rules=frozenset(ignore_rules),
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)

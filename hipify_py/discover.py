@@ -12,7 +12,9 @@ SOURCE_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", "
 BUILD_FILE_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
 BUILD_FILE_EXTENSIONS = (".cmake", ".mk", ".make")
 # Directories no user wants converted.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".hipify-py-cache"})
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".hipify-py-cache"}
+)
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,7 @@ def file_kind(path: Path, extensions: Sequence[str], build_files: bool) -> str |
 
 def _excluded(rel: str, exclude: Sequence[str]) -> bool:
     parts = rel.split("/")
-    return any(
-        fnmatch.fnmatch(rel, pat) or any(fnmatch.fnmatch(p, pat) for p in parts) for pat in exclude
-    )
+    return any(fnmatch.fnmatch(rel, pat) or any(fnmatch.fnmatch(p, pat) for p in parts) for pat in exclude)
 
 
 def discover(

@@ -43,6 +43,4 @@ def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
 
 def skipped_spans(text: bytes, base: int = 0) -> list[tuple[int, int]]:
     """Spans of comments and string/char literals (never rewritten)."""
-    return [
-        (base + m.start(), base + m.end()) for m in _TOKEN.finditer(text) if m.lastgroup != "ident"
-    ]
+    return [(base + m.start(), base + m.end()) for m in _TOKEN.finditer(text) if m.lastgroup != "ident"]

@@ -79,10 +79,14 @@ def unified_diff(path: Path, old: bytes, new: bytes) -> str:
     a = old.decode("utf-8", "replace").splitlines(keepends=True)
     b = new.decode("utf-8", "replace").splitlines(keepends=True)
     lines = difflib.unified_diff(a, b, f"a/{path.as_posix()}", f"b/{path.as_posix()}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
-def _convert(found: Found, source: bytes, settings: RunSettings) -> tuple[bytes, list[Diagnostic], Counter[str]]:
+def _convert(
+    found: Found, source: bytes, settings: RunSettings
+) -> tuple[bytes, list[Diagnostic], Counter[str]]:
     if found.kind == "build":
         from hipify_py import buildfiles
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,5 +132,3 @@ def _include_position(ctx: Context) -> int:
         nl = ctx.source.find(b"\n", pos)
         return len(ctx.source) if nl == -1 else nl + 1
     return 0
-
-

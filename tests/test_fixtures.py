@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from fixture_cases import Case, cases, parse_expected_diagnostics
+
 from hipify_py.translate import translate
 
 CASES = cases()

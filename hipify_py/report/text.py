@@ -35,9 +35,15 @@ def format_summary(outcomes: Sequence[FileOutcome], verb: str = "converted") -> 
         f"{t.skipped} skipped, {t.errors} error(s); {t.lines} lines",
     ]
     if t.identifiers:
-        fams = ", ".join(f"{fam} {n}" for fam, n in sorted(t.identifiers.items(), key=lambda kv: (-kv[1], kv[0])))
+        fams = ", ".join(
+            f"{fam} {n}" for fam, n in sorted(t.identifiers.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
         out.append(f"  identifiers replaced: {sum(t.identifiers.values())} ({fams})")
-    extras = [f"{name} {t.counts[name]}" for name in ("launches", "includes", "symbols", "build_files") if t.counts[name]]
+    extras = [
+        f"{name} {t.counts[name]}"
+        for name in ("launches", "includes", "symbols", "build_files")
+        if t.counts[name]
+    ]
     if extras:
         out.append("  " + ", ".join(extras))
     if t.counts["unsupported"]:

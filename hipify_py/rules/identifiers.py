@@ -58,7 +58,6 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     result = RuleResult()
     names = ctx.tables.names
     namespaces = ctx.tables.cuda_namespaces
-    options = ctx.options
     for m in ctx.tables.candidates.finditer(ctx.source):
         token = m.group()
         entry = names.get(token)

@@ -76,7 +76,14 @@ def _check_header_version(
     hip_added = getattr(header, "hip_added", "")
     if hip_added and ctx.options.hip_version and compare_versions(hip_added, ctx.options.hip_version) > 0:
         result.diagnostics.append(
-            ctx.diag("HIP103", start, end, f"<{target}> needs HIP >= {hip_added} (target {ctx.options.hip_version})")
+            ctx.diag(
+                "HIP103",
+                start,
+                end,
+                f"<{target}> needs HIP >= {hip_added} (target {ctx.options.hip_version})",
+            )
         )
     if header.note and header.hip is not None and header.family in _PARTIAL_LIBRARIES:
-        result.diagnostics.append(ctx.diag("HIP110", start, end, f"<{header.cuda}> -> <{target}>: {header.note}"))
+        result.diagnostics.append(
+            ctx.diag("HIP110", start, end, f"<{header.cuda}> -> <{target}>: {header.note}")
+        )

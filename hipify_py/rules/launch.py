@@ -117,14 +117,16 @@ def launch_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
         return None
     kernel_text = source[kernel.start_byte : kernel.end_byte]
     needs_parens = kernel.type != "parenthesized_expression" and b"<" in kernel_text
-    edits = [Edit(kernel.start_byte, kernel.start_byte, b"hipLaunchKernelGGL(" + (b"(" if needs_parens else b""))]
+    edits = [
+        Edit(kernel.start_byte, kernel.start_byte, b"hipLaunchKernelGGL(" + (b"(" if needs_parens else b""))
+    ]
     head = (b")" if needs_parens else b"") + b", "
     if _blank(source, kernel.end_byte, config[0].start_byte, (b"<<<",)):
         edits.append(Edit(kernel.end_byte, config[0].start_byte, head))
     else:
         edits.append(Edit(kernel.end_byte, kernel.end_byte, head[:-2]) if needs_parens else Edit(0, 0, b""))
         edits.append(Edit(opening.start_byte, opening.end_byte, b", "))
-    for i, arg in enumerate(config[:2]):
+    for arg in config[:2]:
         edits.append(Edit(arg.start_byte, arg.start_byte, b"dim3("))
         edits.append(Edit(arg.end_byte, arg.end_byte, b")"))
     last = config[-1]
