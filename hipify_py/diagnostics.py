@@ -125,6 +125,174 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "counterpart or one that covers only part of the API; renaming is not enough.",
         ),
         Rule(
+            "HIP111",
+            "texture-reference",
+            Severity.ERROR,
+            "Texture/surface reference (removed API)",
+            "Use texture objects: hipCreateTextureObject with a hipResourceDesc/hipTextureDesc, and pass "
+            "the hipTextureObject_t to the kernel.",
+            "Texture and surface references (`texture<T, dim, mode>` globals, cudaBindTexture*) were "
+            "removed in CUDA 12 and are deprecated/unsupported in HIP. Only texture objects are portable.",
+        ),
+        Rule(
+            "HIP112",
+            "dynamic-parallelism",
+            Severity.ERROR,
+            "Kernel launch or device synchronisation from device code (dynamic parallelism)",
+            "Move the child launch to the host (split the kernel) or flatten the recursion into a loop.",
+            "CUDA dynamic parallelism (launching kernels from __global__/__device__ code, "
+            "cudaDeviceSynchronize on the device) has no HIP counterpart on AMD GPUs.",
+        ),
+        Rule(
+            "HIP113",
+            "cooperative-groups-missing",
+            Severity.ERROR,
+            "Cooperative-groups feature absent in HIP",
+            "Implement it with shuffles/shared memory (e.g. a tile reduction with __shfl_down) or "
+            "rocPRIM/hipCUB block primitives.",
+            "HIP's cooperative groups (HIP 5.2) provide thread_block, grid_group, multi_grid_group, "
+            "thread_block_tile, coalesced_group and tiled_partition, but not cg::reduce/scan, "
+            "memcpy_async/wait, labeled/binary partitions or clusters.",
+        ),
+        Rule(
+            "HIP114",
+            "cooperative-launch",
+            Severity.WARNING,
+            "Grid-wide synchronisation needs a cooperative launch",
+            "Launch with hipLaunchCooperativeKernel, size the grid with "
+            "hipOccupancyMaxActiveBlocksPerMultiprocessor, and check hipDeviceAttributeCooperativeLaunch.",
+            "grid_group::sync() only works when every block of the grid is resident at once, which "
+            "requires hipLaunchCooperativeKernel (not hipLaunchKernelGGL) and a grid that fits the device.",
+        ),
+        Rule(
+            "HIP115",
+            "device-prop-field",
+            Severity.ERROR,
+            "cudaDeviceProp field absent in hipDeviceProp_t",
+            "Use the HIP field named in the message, or hipDeviceGetAttribute.",
+            "hipDeviceProp_t (HIP 5.2) lacks several cudaDeviceProp fields (uuid, luid, "
+            "asyncEngineCount, deviceOverlap, sharedMemPerBlockOptin, ...); some exist under another name.",
+        ),
+        Rule(
+            "HIP201",
+            "warp-size-literal",
+            Severity.WARNING,
+            "Literal 32 used as the warp size",
+            "Use `warpSize` (a device constant) or a constexpr derived from it; AMD CDNA GPUs run "
+            "wavefronts of 64 lanes.",
+            "Code that hard-codes 32 lanes per warp (lane = tid % 32, warp = tid / 32, shuffle width 32, "
+            "reductions starting at offset 16, per-warp arrays of 32) computes wrong indices or skips "
+            "half the lanes on wave64 hardware (gfx9/CDNA: MI100, MI200, MI300).",
+        ),
+        Rule(
+            "HIP202",
+            "warp-mask-32bit",
+            Severity.WARNING,
+            "32-bit lane mask: AMD wavefront masks are 64-bit",
+            "Store ballot/activemask results in uint64_t (or unsigned long long) and build masks "
+            "from warpSize.",
+            "__ballot/__activemask return 64-bit masks on wave64 GPUs; storing them in 32-bit integers "
+            "or passing 0xffffffff as a full mask silently drops lanes 32-63.",
+        ),
+        Rule(
+            "HIP203",
+            "sync-warp-intrinsic",
+            Severity.WARNING,
+            "Warp intrinsic with explicit mask needs HIP >= 6.2",
+            "With older HIP use the mask-free forms (__shfl_down, __ballot, __any, __all) when all "
+            "lanes participate, or raise --hip-version.",
+            "The *_sync warp intrinsics (__shfl_sync, __ballot_sync, __syncwarp, __activemask, ...) "
+            "exist in HIP only since 6.2 (and require 64-bit masks).",
+        ),
+        Rule(
+            "HIP204",
+            "inline-ptx",
+            Severity.ERROR,
+            "Inline PTX assembly or PTX-only intrinsic",
+            "Replace it with a HIP intrinsic or builtin (e.g. __lane_id(), __builtin_amdgcn_*), or "
+            "guard it with `#ifdef __HIP_PLATFORM_AMD__`.",
+            "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble; "
+            "PTX special registers such as %laneid have AMD counterparts only through builtins.",
+        ),
+        Rule(
+            "HIP205",
+            "managed-memory",
+            Severity.WARNING,
+            "Managed (unified) memory: supported, but coherence and speed depend on the AMD GPU",
+            "Run with HSA_XNACK=1 on GPUs that support XNACK (MI200, MI300) for page migration; "
+            "otherwise managed memory may be pinned host memory and slow. Prefer explicit hipMalloc/"
+            "hipMemcpy on hot paths.",
+            "hipMallocManaged, __managed__ and the advise/prefetch calls compile, but page migration "
+            "needs XNACK (HSA_XNACK=1) and is unavailable on consumer GPUs; hipMemAdvise hints differ.",
+        ),
+        Rule(
+            "HIP206",
+            "launch-bounds-min-blocks",
+            Severity.WARNING,
+            "__launch_bounds__ second argument has another meaning in HIP",
+            "Drop the second argument or convert it: HIP expects min waves per EU "
+            "(roughly minBlocks * blockSize / (warpSize * 4)).",
+            "In CUDA the optional second argument is the minimum number of resident blocks per SM; "
+            "HIP interprets it as MIN_WARPS_PER_EXECUTION_UNIT, so occupancy tuning changes.",
+        ),
+        Rule(
+            "HIP207",
+            "ldg-non-const",
+            Severity.INFO,
+            "__ldg on memory that is not const",
+            "Declare the pointer `const T* __restrict__`; the compiler then emits the cached load itself.",
+            "HIP implements __ldg as an ordinary load; the read-only-cache benefit only comes from "
+            "const __restrict__ pointers.",
+        ),
+        Rule(
+            "HIP208",
+            "lds-limit",
+            Severity.ERROR,
+            "Shared memory above the 64 KiB LDS limit of AMD GPUs",
+            "Tile the data so one workgroup uses at most 64 KiB, or keep part of it in registers "
+            "or global memory.",
+            "NVIDIA GPUs allow up to 227 KiB of shared memory per block with an opt-in attribute; AMD "
+            "GPUs provide 64 KiB of LDS per workgroup (MI300 included), so the launch fails.",
+        ),
+        Rule(
+            "HIP301",
+            "cuda-version-macro",
+            Severity.WARNING,
+            "CUDA version macro in a condition",
+            "Add a HIP branch: `#if CUDA_VERSION >= 11000 || defined(__HIP_PLATFORM_AMD__)` "
+            "(or test HIP_VERSION).",
+            "CUDA_VERSION, CUDART_VERSION and __CUDACC_VER_*__ are undefined under hipcc (value 0 "
+            "in #if), so version-gated code is silently dropped (>=) or entered (<) on ROCm.",
+        ),
+        Rule(
+            "HIP302",
+            "cuda-arch-macro",
+            Severity.WARNING,
+            "__CUDA_ARCH__ test",
+            "Use `__HIP_DEVICE_COMPILE__` for 'device pass' tests and feature macros "
+            "(__gfx90a__, __AMDGCN_WAVEFRONT_SIZE) for architecture checks.",
+            "hipcc does not define __CUDA_ARCH__; `#ifdef __CUDA_ARCH__` device-only paths and "
+            "compute-capability comparisons (>= 700) never match on AMD.",
+        ),
+        Rule(
+            "HIP303",
+            "nvcc-guard",
+            Severity.WARNING,
+            "__NVCC__ guard: hipcc does not define __NVCC__",
+            "Test `defined(__NVCC__) || defined(__HIPCC__)` or __HIP_PLATFORM_AMD__ as intended.",
+            "hip-clang defines __HIPCC__ and __HIP__ but not __NVCC__, so nvcc-only branches are skipped.",
+        ),
+        Rule(
+            "HIP304",
+            "runtime-version-compare",
+            Severity.WARNING,
+            "CUDA runtime/driver version compared with a number",
+            "Compare hipRuntimeGetVersion results with HIP_VERSION-style numbers "
+            "(major*10000000 + minor*100000 + patch), or branch on the platform.",
+            "hipRuntimeGetVersion/hipDriverGetVersion return HIP's own numbering, so comparisons "
+            "with CUDA numbers like 11000 give the wrong answer.",
+        ),
+        Rule(
             "HIP401",
             "build-construct-not-understood",
             Severity.WARNING,

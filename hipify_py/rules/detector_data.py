@@ -1,0 +1,135 @@
+"""Facts the pitfall detectors consult (kept apart from the detector logic).
+
+Sources: the HIP 5.2 headers (hip_runtime_api.h hipDeviceProp_t, amd_hip_cooperative_groups.h),
+the CUDA 12 programming guide for the CUDA side.
+"""
+
+from __future__ import annotations
+
+import re
+
+# hipDeviceProp_t fields in HIP 5.2 (hip/hip_runtime_api.h).
+HIP_DEVICE_PROP_FIELDS = frozenset(
+    b"""
+    name totalGlobalMem sharedMemPerBlock regsPerBlock warpSize maxThreadsPerBlock maxThreadsDim
+    maxGridSize clockRate memoryClockRate memoryBusWidth totalConstMem major minor multiProcessorCount
+    l2CacheSize maxThreadsPerMultiProcessor computeMode clockInstructionRate arch concurrentKernels
+    pciDomainID pciBusID pciDeviceID maxSharedMemoryPerMultiProcessor isMultiGpuBoard canMapHostMemory
+    gcnArch gcnArchName integrated cooperativeLaunch cooperativeMultiDeviceLaunch maxTexture1DLinear
+    maxTexture1D maxTexture2D maxTexture3D memPitch textureAlignment texturePitchAlignment
+    kernelExecTimeoutEnabled ECCEnabled tccDriver cooperativeMultiDeviceUnmatchedFunc
+    cooperativeMultiDeviceUnmatchedGridDim cooperativeMultiDeviceUnmatchedBlockDim
+    cooperativeMultiDeviceUnmatchedSharedMem isLargeBar asicRevision managedMemory
+    directManagedMemAccessFromHost concurrentManagedAccess pageableMemoryAccess
+    pageableMemoryAccessUsesHostPageTables
+    """.split()
+)
+
+# cudaDeviceProp fields whose HIP 5.2 counterpart has another name.
+PROP_RENAMES = {
+    b"sharedMemPerMultiprocessor": b"maxSharedMemoryPerMultiProcessor",
+    b"regsPerMultiprocessor": b"regsPerBlock",
+}
+
+# Names exported by CUDA's cooperative_groups that HIP 5.2's implementation lacks.
+ABSENT_CG_FEATURES = frozenset(
+    b"""
+    reduce inclusive_scan exclusive_scan memcpy_async wait wait_prior plus less greater bit_and
+    bit_or bit_xor labeled_partition binary_partition invoke_one invoke_one_broadcast this_cluster
+    cluster_group block_tile_memory sync_grids
+    """.split()
+)
+
+# Warp intrinsics with an explicit mask: HIP added them in 6.2.
+SYNC_WARP_INTRINSICS = (
+    b"__shfl_sync",
+    b"__shfl_up_sync",
+    b"__shfl_down_sync",
+    b"__shfl_xor_sync",
+    b"__ballot_sync",
+    b"__any_sync",
+    b"__all_sync",
+    b"__uni_sync",
+    b"__activemask",
+    b"__syncwarp",
+    b"__match_any_sync",
+    b"__match_all_sync",
+    b"__reduce_add_sync",
+    b"__reduce_min_sync",
+    b"__reduce_max_sync",
+    b"__reduce_and_sync",
+    b"__reduce_or_sync",
+    b"__reduce_xor_sync",
+)
+
+# Device intrinsics that exist only as PTX instructions.
+PTX_ONLY_INTRINSICS = (
+    b"__nanosleep",
+    b"__prof_trigger",
+    b"__pm0",
+    b"__pm1",
+    b"__pm2",
+    b"__pm3",
+    b"__isCluster\\w*",
+    b"__cluster_\\w+",
+    b"__stwb",
+    b"__stcg",
+    b"__stcs",
+    b"__stwt",
+)
+
+# (identifier prefix regex, library, what to do). The library's first word, lower-cased, is how
+# its header path starts (so a header diagnostic from the include rule is not repeated).
+LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
+    (
+        rb"nvtx(?:Range|Mark|Name|Domain|Event)",
+        "NVTX",
+        "use roctx from roctracer: roctxRangePush/Pop, roctxMark",
+    ),
+    (rb"nvml[A-Z]", "NVML", "use ROCm SMI (rsmi_*) or amdsmi"),
+    (rb"npp[isc]?[A-Z]", "NPP", "no HIP port; rewrite with rocPRIM/MIOpen or custom kernels"),
+    (rb"nvjpeg[A-Z]", "nvJPEG", "rocJPEG exists only in ROCm >= 6.2"),
+    (rb"cuFile[A-Z]", "cuFile", "GPUDirect Storage has no HIP counterpart; use host I/O"),
+    (rb"cutensor[A-Z]", "cuTENSOR", "hipTensor covers a subset (ROCm >= 5.7)"),
+)
+
+# Byte sizes of basic element types, for __shared__ arrays and sizeof() in size expressions.
+TYPE_SIZES = {
+    b"char": 1,
+    b"unsigned char": 1,
+    b"signed char": 1,
+    b"int8_t": 1,
+    b"uint8_t": 1,
+    b"bool": 1,
+    b"short": 2,
+    b"unsigned short": 2,
+    b"int16_t": 2,
+    b"uint16_t": 2,
+    b"half": 2,
+    b"__half": 2,
+    b"__nv_bfloat16": 2,
+    b"int": 4,
+    b"unsigned": 4,
+    b"unsigned int": 4,
+    b"int32_t": 4,
+    b"uint32_t": 4,
+    b"float": 4,
+    b"long": 8,
+    b"unsigned long": 8,
+    b"long long": 8,
+    b"int64_t": 8,
+    b"uint64_t": 8,
+    b"size_t": 8,
+    b"double": 8,
+    b"float2": 8,
+    b"int2": 8,
+    b"float4": 16,
+    b"int4": 16,
+    b"double2": 16,
+}
+
+# Names users give their own error-check helpers; not unknown CUDA APIs.
+USER_HELPER_NAME = re.compile(
+    rb"^(?:cuda|CUDA_?)(?:Check|CHECK|SafeCall|SAFE_CALL|Assert|ASSERT|Try|TRY|Call|CALL|Err|ERR|"
+    rb"Error(?:Check)?|ERROR(?:_CHECK)?|Ok|OK)\w*$"
+)

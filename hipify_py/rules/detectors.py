@@ -1,0 +1,599 @@
+"""Pitfall detectors: rules that only report (no edits).
+
+Each detector finds candidates with one compiled pattern over the source (C speed) and consults the
+tree only around the hits, so a file without CUDA pitfalls costs a few regex scans.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections.abc import Iterator
+from functools import cached_property
+
+from hipify_py.context import Context, Where
+from hipify_py.mappings import compare_versions
+from hipify_py.parser import Node
+from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.detector_data import (
+    ABSENT_CG_FEATURES,
+    HIP_DEVICE_PROP_FIELDS,
+    LIBRARIES_WITHOUT_HIP,
+    PROP_RENAMES,
+    PTX_ONLY_INTRINSICS,
+    SYNC_WARP_INTRINSICS,
+    TYPE_SIZES,
+    USER_HELPER_NAME,
+)
+
+LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
+
+
+class DeviceSpans:
+    """Byte ranges of __global__/__device__ function bodies, found from the qualifier tokens."""
+
+    _QUALIFIER = re.compile(rb"\b__(?:global|device)__\b")
+
+    def __init__(self, ctx: Context) -> None:
+        spans: set[tuple[int, int]] = set()
+        for m in self._QUALIFIER.finditer(ctx.source):
+            node = ctx.root.descendant_for_byte_range(m.start(), m.end())
+            while node is not None and node.type not in ("function_definition", "translation_unit"):
+                node = node.parent
+            if node is not None and any(c.type in ("__global__", "__device__") for c in node.children):
+                spans.add((node.start_byte, node.end_byte))
+        self.spans = sorted(spans)
+        self.kernels = {s for s in self.spans if b"__global__" in ctx.source[s[0] : s[1]][:200]}
+
+    def contains(self, offset: int) -> bool:
+        i = bisect.bisect_right(self.spans, (offset, 1 << 62)) - 1
+        return i >= 0 and self.spans[i][0] <= offset < self.spans[i][1]
+
+
+class Scan:
+    """Shared, lazily computed facts about one file for the detectors (lives for one call)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @cached_property
+    def device(self) -> DeviceSpans:
+        return DeviceSpans(self.ctx)
+
+    def code(self, pattern: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+        for m, where in self.ctx.code_matches(pattern):
+            if where not in (Where.MEMBER, Where.SCOPED):
+                yield m
+
+
+def _result(*diagnostics: object) -> RuleResult:
+    return RuleResult(diagnostics=[d for d in diagnostics if d is not None])  # type: ignore[misc]
+
+
+def _name(m: re.Match[bytes], group: int | str = 0) -> str:
+    return m.group(group).decode("ascii", "replace")
+
+
+# -- HIP205 managed memory ---------------------------------------------------------------------
+_MANAGED = re.compile(
+    rb"\b(?:cudaMallocManaged|__managed__|cudaMemAdvise|cudaMemPrefetchAsync|cudaStreamAttachMemAsync)\b"
+)
+
+
+def managed_memory(ctx: Context) -> RuleResult:
+    return _result(
+        *(
+            ctx.diag("HIP205", m.start(), m.end(), f"`{_name(m)}`: managed memory behaves differently on AMD")
+            for m in Scan(ctx).code(_MANAGED)
+        )
+    )
+
+
+# -- HIP301-HIP304 version macros ---------------------------------------------------------------
+_VERSION_MACRO = re.compile(
+    rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__|"
+    rb"__CUDA_ARCH__|__CUDA_ARCH_LIST__|__NVCC__|__CUDA_API_VERSION)\b"
+)
+_COMPARE_AFTER = re.compile(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
+_COMPARE_BEFORE = re.compile(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
+_PREPROC_LINE = re.compile(rb"^\s*#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b")
+
+
+def _line_bounds(source: bytes, offset: int) -> tuple[int, int]:
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    return start, len(source) if end == -1 else end
+
+
+def _logical_line_start(source: bytes, offset: int) -> int:
+    """Start of the (backslash-continued) logical line that holds offset."""
+    start, _ = _line_bounds(source, offset)
+    while start >= 2 and source[start - 2 : start - 1] == b"\\":
+        start, _ = _line_bounds(source, start - 2)
+    return start
+
+
+def _in_condition(source: bytes, m: re.Match[bytes]) -> bool:
+    return bool(_PREPROC_LINE.match(source, _logical_line_start(source, m.start())))
+
+
+def _compared(source: bytes, m: re.Match[bytes]) -> bool:
+    before = source[max(0, m.start() - 24) : m.start()]
+    return bool(_COMPARE_AFTER.match(source, m.end()) or _COMPARE_BEFORE.search(before))
+
+
+def version_macros(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    for m in Scan(ctx).code(_VERSION_MACRO):
+        name = _name(m)
+        compared = _compared(src, m)
+        condition = _in_condition(src, m)
+        if name == "__NVCC__":
+            msg = "`__NVCC__` is never defined by hipcc: this guard takes the non-NVCC branch on ROCm"
+            result.diagnostics.append(ctx.diag("HIP303", m.start(), m.end(), msg))
+        elif name.startswith("__CUDA_ARCH"):
+            if compared or condition:
+                what = "compared with an NVIDIA compute capability" if compared else "tested"
+                msg = f"`{name}` {what}: it is not defined by hipcc (device code uses __HIP_DEVICE_COMPILE__)"
+                result.diagnostics.append(ctx.diag("HIP302", m.start(), m.end(), msg))
+        elif compared or condition:
+            msg = (
+                f"`{name}` {'compared with a CUDA version number' if compared else 'tested'}: "
+                "undefined under hipcc, so this condition silently changes on ROCm"
+            )
+            result.diagnostics.append(ctx.diag("HIP301", m.start(), m.end(), msg))
+    return result
+
+
+_GET_VERSION = re.compile(rb"\b(cudaRuntimeGetVersion|cudaDriverGetVersion)\s*\(\s*&\s*(\w+)\s*\)")
+
+
+def runtime_version_compare(ctx: Context) -> RuleResult:
+    """cudaRuntimeGetVersion(&v) ... v >= 11000: HIP reports its own version numbering."""
+    result = RuleResult()
+    variables: dict[bytes, str] = {}
+    for m in Scan(ctx).code(_GET_VERSION):
+        variables.setdefault(m.group(2), _name(m, 1))
+    if not variables:
+        return result
+    names = b"|".join(re.escape(v) for v in variables)
+    uses = re.compile(
+        rb"(?<![\w.>])(" + names + rb")\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d"
+        rb"|\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*(" + names + rb")\b"
+    )
+    for m in Scan(ctx).code(uses):
+        var = m.group(1) or m.group(2)
+        fn = variables[var]
+        msg = (
+            f"result of {fn} (`{var.decode()}`) compared with a number: HIP versions are numbered differently"
+        )
+        result.diagnostics.append(ctx.diag("HIP304", m.start(), m.end(), msg))
+    return result
+
+
+# -- HIP201-HIP203 warp size ---------------------------------------------------------------------
+_WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32\b(?!\s*[.\w])|&\s*(?:31|0x1[fF])\b|>>\s*5\b")
+_THREAD_WORDS = re.compile(rb"threadIdx|\blane|\bwarp|\btid\b|laneId|lane_id|warp_id|\bwid\b", re.IGNORECASE)
+_SHFL_WIDTH = re.compile(
+    rb"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
+)
+_SHARED_32 = re.compile(rb"\b__shared__\b[^;{}()=]*?\b\w+\s*\[\s*32\s*\]\s*;")
+_HALVING_LOOP = re.compile(
+    rb"\bfor\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
+)
+
+
+def warp_size_literals(ctx: Context) -> RuleResult:
+    scan = Scan(ctx)
+    result = RuleResult()
+    src = ctx.source
+    seen: set[int] = set()
+
+    def add(start: int, end: int, message: str) -> None:
+        line = ctx.lines.line_col(start)[0]
+        if line not in seen:
+            seen.add(line)
+            result.diagnostics.append(ctx.diag("HIP201", start, end, message))
+
+    for m in scan.code(_SHFL_WIDTH):
+        width = src.rfind(b"32", m.start(), m.end())
+        add(width, width + 2, "shuffle width 32: a wavefront has 64 lanes on most AMD GPUs")
+    for m in scan.code(_HALVING_LOOP):
+        if scan.device.contains(m.start()):
+            add(m.start(), m.end(), "reduction loop starting at offset 16 assumes 32 lanes per warp")
+    for m in scan.code(_SHARED_32):
+        if scan.device.contains(m.start()) or b"warp" in m.group().lower():
+            add(m.start(), m.end(), "__shared__ array of 32 elements: one slot per lane or warp of size 32?")
+    for m in scan.code(_WARP_ARITH):
+        if not scan.device.contains(m.start()):
+            continue
+        ls, le = _line_bounds(src, m.start())
+        if _THREAD_WORDS.search(src, ls, le):
+            add(
+                m.start(),
+                m.end(),
+                f"`{_name(m).strip()}` in lane/warp index math assumes a warp of 32 threads",
+            )
+    return result
+
+
+_FULL_MASK = re.compile(rb"\b(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
+_BALLOT_32 = re.compile(
+    rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|unsigned\s+long)\s+(\w+)\s*=\s*"
+    rb"(__ballot_sync|__ballot|__activemask)\s*\("
+)
+
+
+def warp_masks(ctx: Context) -> RuleResult:
+    scan = Scan(ctx)
+    result = RuleResult()
+    for m in scan.code(_FULL_MASK):
+        msg = f"32-bit full mask passed to `{_name(m, 1)}`: AMD wavefronts have 64 lanes (64-bit masks)"
+        result.diagnostics.append(ctx.diag("HIP202", m.start(2), m.end(2), msg))
+    for m in scan.code(_BALLOT_32):
+        msg = f"`{_name(m, 2)}` result stored in 32-bit `{_name(m, 1)}`: the lane mask is 64-bit on AMD"
+        result.diagnostics.append(ctx.diag("HIP202", m.start(1), m.end(1), msg))
+    return result
+
+
+_SYNC_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
+
+
+def sync_intrinsics(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    names = ctx.tables.names
+    for m in Scan(ctx).code(_SYNC_INTRINSIC):
+        entry = names.get(m.group())
+        if entry is not None and entry.hip is None:
+            continue  # HIP101 already reports it
+        msg = f"`{_name(m)}` needs HIP >= 6.2 (target {ctx.options.hip_version or 'latest'})"
+        if ctx.options.hip_version and compare_versions(ctx.options.hip_version, "6.2") >= 0:
+            continue
+        result.diagnostics.append(ctx.diag("HIP203", m.start(), m.end(), msg))
+    return result
+
+
+# -- HIP204 inline PTX ---------------------------------------------------------------------------
+_ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(")
+_PTX_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(?=\s*\()")
+_PTX_REGISTER = re.compile(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
+
+
+def inline_ptx(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    scan = Scan(ctx)
+    for m in scan.code(_ASM):
+        close = src.find(b";", m.end())
+        register = _PTX_REGISTER.search(src, m.end(), close if close != -1 else len(src))
+        extra = f" (reads PTX register %{register.group(1).decode()})" if register else ""
+        msg = f"inline PTX assembly{extra} cannot be compiled for AMD GPUs"
+        result.diagnostics.append(ctx.diag("HIP204", m.start(), m.end() - 1, msg))
+    for m in scan.code(_PTX_INTRINSIC):
+        if m.group() in ctx.tables.names:
+            continue
+        msg = f"`{_name(m)}` is a PTX-only intrinsic with no HIP counterpart"
+        result.diagnostics.append(ctx.diag("HIP204", m.start(), m.end(), msg))
+    return result
+
+
+# -- HIP111 texture/surface references, HIP112 dynamic parallelism -----------------------------
+_TEX_REF = re.compile(rb"\b(texture|surface)\s*<")
+
+
+def texture_references(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    for m in Scan(ctx).code(_TEX_REF):
+        node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is None or node.type not in ("type_identifier", "identifier", "template_type"):
+            continue
+        kind = _name(m, 1)
+        msg = f"{kind} reference `{kind}<...>`: the {kind} reference API was removed (CUDA 12, HIP)"
+        result.diagnostics.append(ctx.diag("HIP111", m.start(1), m.end(1), msg))
+    return result
+
+
+_LAUNCH = re.compile(rb"<<<")
+_DEVICE_SYNC = re.compile(rb"\bcudaDeviceSynchronize\b")
+
+
+def dynamic_parallelism(ctx: Context) -> RuleResult:
+    scan = Scan(ctx)
+    result = RuleResult()
+    for m in scan.code(_LAUNCH):
+        if scan.device.contains(m.start()):
+            msg = "kernel launch from device code (dynamic parallelism) is not supported by HIP"
+            result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
+    for m in scan.code(_DEVICE_SYNC):
+        if scan.device.contains(m.start()):
+            msg = "cudaDeviceSynchronize in device code (dynamic parallelism) is not supported by HIP"
+            result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
+    return result
+
+
+# -- HIP113/HIP114 cooperative groups ----------------------------------------------------------
+_CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
+_CG_USE = re.compile(rb"\b(\w+)\s*::\s*(\w+)\b")
+_GRID_VAR = re.compile(rb"\b(\w+)\s*(?:=|\()\s*(?:\w+\s*::\s*)*this_grid\s*\(\s*\)")
+_COOP_LAUNCH = re.compile(rb"\b(?:cuda|hip)LaunchCooperativeKernel\w*\b")
+
+
+def _grid_sync_pattern(src: bytes) -> re.Pattern[bytes]:
+    """`g.sync()` / `sync(g)` for variables holding this_grid(), and this_grid().sync()."""
+    names = {m.group(1) for m in _GRID_VAR.finditer(src)} - {b"auto", b"return"}
+    alternatives = [rb"\bthis_grid\s*\(\s*\)\s*\.\s*sync\s*\("]
+    for name in sorted(names):
+        n = re.escape(name)
+        alternatives.append(rb"\b" + n + rb"\s*\.\s*sync\s*\(|\bsync\s*\(\s*" + n + rb"\s*\)")
+    return re.compile(b"|".join(alternatives))
+
+
+def cooperative_groups(ctx: Context) -> RuleResult:
+    src = ctx.source
+    if b"cooperative_groups" not in src:
+        return RuleResult()
+    scan = Scan(ctx)
+    result = RuleResult()
+    spaces = {b"cooperative_groups"} | {m.group(1) for m in _CG_ALIAS.finditer(src)}
+    for m in scan.code(_CG_USE):
+        if m.group(1) in spaces and m.group(2) in ABSENT_CG_FEATURES:
+            msg = f"cooperative_groups::{_name(m, 2)} does not exist in HIP's cooperative groups (HIP 5.2)"
+            result.diagnostics.append(ctx.diag("HIP113", m.start(2), m.end(2), msg))
+    if not _COOP_LAUNCH.search(src):
+        for m in scan.code(_grid_sync_pattern(src)):
+            msg = "grid-wide sync needs a cooperative launch (hipLaunchCooperativeKernel), not <<<>>>"
+            result.diagnostics.append(ctx.diag("HIP114", m.start(), m.end(), msg))
+    for m in scan.code(re.compile(rb"\bcudaLaunchCooperativeKernel\b")):
+        msg = "cooperative launch: all blocks must be co-resident; check hipDeviceAttributeCooperativeLaunch"
+        result.diagnostics.append(ctx.diag("HIP114", m.start(), m.end(), msg))
+    return result
+
+
+# -- HIP206 launch bounds, HIP207 __ldg, HIP208 LDS limit ----------------------------------------
+_LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+def launch_bounds(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    for m in Scan(ctx).code(_LAUNCH_BOUNDS):
+        args = _split_args(m.group(1))
+        if len(args) >= 2:
+            msg = (
+                f"__launch_bounds__ second argument `{args[1].decode()}`: CUDA min blocks per SM; "
+                "HIP reads it as min warps per execution unit"
+            )
+            result.diagnostics.append(ctx.diag("HIP206", m.start(), m.end(), msg))
+    return result
+
+
+def _split_args(text: bytes) -> list[bytes]:
+    args, depth, cur = [], 0, bytearray()
+    for ch in text:
+        c = bytes([ch])
+        if c in b"([{<":
+            depth += 1
+        elif c in b")]}>":
+            depth -= 1
+        if c == b"," and depth == 0:
+            args.append(bytes(cur).strip())
+            cur.clear()
+        else:
+            cur += c
+    if cur.strip():
+        args.append(bytes(cur).strip())
+    return args
+
+
+_LDG = re.compile(rb"\b__ldg\s*\(\s*&?\s*\(?\s*(\w+)")
+
+
+def ldg_non_const(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    for m in Scan(ctx).code(_LDG):
+        declared = _declaration_text(ctx, m.start(), m.group(1))
+        if declared is not None and b"const" not in declared:
+            msg = f"__ldg on `{_name(m, 1)}`, which is not const: HIP's __ldg is a plain load"
+            result.diagnostics.append(ctx.diag("HIP207", m.start(), m.end(), msg))
+    return result
+
+
+def _declaration_text(ctx: Context, offset: int, name: bytes) -> bytes | None:
+    """Text of the parameter/declaration of `name` in the function around offset, if found."""
+    node: Node | None = ctx.root.descendant_for_byte_range(offset, offset)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return None
+    body_start = node.child_by_field_name("body")
+    head_end = body_start.start_byte if body_start is not None else node.end_byte
+    pattern = re.compile(rb"([\w:<>\s*&]*?[\s*&])" + re.escape(name) + rb"\s*(?:[,)=;\[])")
+    head = ctx.source[node.start_byte : head_end]
+    m = pattern.search(head)
+    if m is None:
+        m = pattern.search(ctx.source, head_end, offset)
+    return m.group(1) if m else None
+
+
+_MAX_DYN_SHMEM = re.compile(
+    rb"\bcudaFuncSetAttribute\s*\(([^;]*?cudaFuncAttributeMaxDynamicSharedMemorySize[^;]*)\)\s*;"
+)
+_SHARED_DECL = re.compile(
+    rb"\b__shared__\s+((?:\w+\s*::\s*)*\w+(?:\s+\w+)?)\s*\**\s*\w+\s*((?:\[[^\]]+\]\s*)+);"
+)
+_SIZEOF = re.compile(rb"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
+
+
+def lds_limit(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    scan = Scan(ctx)
+    for m in scan.code(_MAX_DYN_SHMEM):
+        args = _split_args(m.group(1))
+        size = _evaluate(args[-1]) if len(args) == 3 else None
+        if size is not None and size > LDS_LIMIT:
+            msg = f"requests {size} bytes of dynamic shared memory; AMD GPUs have 64 KiB of LDS per workgroup"
+            result.diagnostics.append(ctx.diag("HIP208", m.start(), m.end(), msg))
+    for m in scan.code(_SHARED_DECL):
+        elem = TYPE_SIZES.get(b" ".join(m.group(1).split()))
+        dims = [_evaluate(d) for d in re.findall(rb"\[([^\]]+)\]", m.group(2))]
+        if elem is None or any(d is None for d in dims):
+            continue
+        total = elem
+        for d in dims:
+            total *= d  # type: ignore[operator]
+        if total > LDS_LIMIT:
+            msg = f"__shared__ array of {total} bytes exceeds the 64 KiB LDS of AMD GPUs"
+            result.diagnostics.append(ctx.diag("HIP208", m.start(), m.end(), msg))
+    return result
+
+
+def _evaluate(expr: bytes) -> int | None:
+    """Integer value of a literal arithmetic expression (with sizeof of basic types), else None."""
+    text = _SIZEOF.sub(lambda s: str(TYPE_SIZES.get(b" ".join(s.group(1).split()), "x")).encode(), expr)
+    text = re.sub(rb"(?<=\d)[uUlL]+\b", b"", text)
+    try:
+        tree = ast.parse(text.decode("ascii"), mode="eval")
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    allowed = (ast.Expression, ast.BinOp, ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.LShift, ast.FloorDiv)
+    if not all(isinstance(n, allowed) for n in ast.walk(tree)):
+        return None
+    try:
+        value = eval(compile(tree, "<size>", "eval"), {"__builtins__": {}})  # literals only (checked above)
+    except ArithmeticError:
+        return None
+    return value if isinstance(value, int) else None
+
+
+# -- HIP115 cudaDeviceProp fields ------------------------------------------------------------------
+_PROP_VAR = re.compile(rb"\bcudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
+
+
+def device_prop_fields(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    scan = Scan(ctx)
+    variables = {m.group(1) for m in scan.code(_PROP_VAR)}
+    if not variables:
+        return result
+    access = re.compile(rb"\b(" + b"|".join(re.escape(v) for v in variables) + rb")\s*(?:\.|->)\s*(\w+)")
+    for m in scan.code(access):
+        field_name = m.group(2)
+        if field_name in HIP_DEVICE_PROP_FIELDS:
+            continue
+        renamed = PROP_RENAMES.get(field_name)
+        hint = f"use `{renamed.decode()}`" if renamed else "query it with hipDeviceGetAttribute or drop it"
+        msg = f"cudaDeviceProp::{field_name.decode()} does not exist in hipDeviceProp_t (HIP 5.2)"
+        result.diagnostics.append(ctx.diag("HIP115", m.start(2), m.end(2), msg, f"{hint.capitalize()}."))
+    return result
+
+
+# -- HIP110 libraries without a HIP package, HIP102 unknown CUDA names ---------------------------
+_LIBRARY_USE = re.compile(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
+_LIBRARY_HEADER = re.compile(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
+
+
+def library_usage(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    headers = b" ".join(m.group(1).lower() for m in _LIBRARY_HEADER.finditer(ctx.source))
+    reported: set[str] = set()
+    for m in Scan(ctx).code(_LIBRARY_USE):
+        for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
+            if re.match(prefix, m.group()) and library not in reported:
+                reported.add(library)
+                if library.lower().encode().split()[0] in headers:
+                    break  # the include rule already reported this library at its header
+                msg = f"`{_name(m)}`: {library} has no drop-in HIP counterpart ({advice})"
+                result.diagnostics.append(ctx.diag("HIP110", m.start(), m.end(), msg))
+                break
+    return result
+
+
+_CUDA_LOOKING = re.compile(
+    rb"\b(?:cuda[A-Z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
+    rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)_[A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
+)
+_DECLARATOR_PARENTS = frozenset(
+    {
+        "function_declarator",
+        "init_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+        "array_declarator",
+        "parameter_declaration",
+        "declaration",
+        "field_declaration",
+        "enumerator",
+        "type_definition",
+        "struct_specifier",
+        "class_specifier",
+        "enum_specifier",
+        "union_specifier",
+        "preproc_def",
+        "preproc_function_def",
+        "preproc_params",
+        "alias_declaration",
+        "namespace_definition",
+        "template_function",
+    }
+)
+
+
+def unknown_cuda_names(ctx: Context) -> RuleResult:
+    mappings = ctx.tables.mappings
+    scan = Scan(ctx)
+    hits = [
+        m
+        for m in scan.code(_CUDA_LOOKING)
+        if not _known(m.group(), mappings) and not _VERSION_MACRO.fullmatch(m.group())
+    ]
+    if not hits:
+        return RuleResult()
+    declared = _declared_names(ctx, hits)
+    return _result(
+        *(
+            ctx.diag("HIP102", m.start(), m.end(), f"`{_name(m)}` looks like a CUDA API but is in no table")
+            for m in hits
+            if m.group() not in declared and not USER_HELPER_NAME.match(m.group())
+        )
+    )
+
+
+def _known(name: bytes, mappings: object) -> bool:
+    text = name.decode("ascii", "replace")
+    return text in mappings.by_cuda or text in mappings.by_hip  # type: ignore[attr-defined]
+
+
+def _declared_names(ctx: Context, hits: list[re.Match[bytes]]) -> set[bytes]:
+    declared: set[bytes] = set()
+    for m in hits:
+        name = m.group()
+        if name in declared:
+            continue
+        if re.search(rb"#\s*define\s+" + re.escape(name) + rb"\b", ctx.source):
+            declared.add(name)
+            continue
+        node = ctx.root.descendant_for_byte_range(m.start(), m.end())
+        if node is not None and node.parent is not None and node.parent.type in _DECLARATOR_PARENTS:
+            declared.add(name)
+    return declared
+
+
+DETECTORS: tuple[RuleFn, ...] = (
+    managed_memory,
+    version_macros,
+    runtime_version_compare,
+    warp_size_literals,
+    warp_masks,
+    sync_intrinsics,
+    inline_ptx,
+    texture_references,
+    dynamic_parallelism,
+    cooperative_groups,
+    launch_bounds,
+    ldg_non_const,
+    lds_limit,
+    device_prop_fields,
+    library_usage,
+    unknown_cuda_names,
+)
