@@ -8,16 +8,47 @@ from pathlib import Path
 import click
 
 from hipify_py import __version__
+from hipify_py.cache import cache_root
+from hipify_py.config import apply_config
 from hipify_py.diagnostics import RULES, Severity
 from hipify_py.discover import SOURCE_EXTENSIONS, discover
 from hipify_py.options import Options
+from hipify_py.progress import progress_for
+from hipify_py.rename import make_plan
 from hipify_py.report.text import format_diagnostics, format_problem, format_summary
 from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Sub-commands in other modules are imported only when used: `mappings` alone costs ~30 ms of
+    YAML import, too much for a warm (cached) `convert` run whose whole budget is a few 100 ms."""
+
+    # command name -> (module, attribute); the attribute is a command or a factory(convert) -> command
+    lazy: dict[str, tuple[str, str]] = {  # noqa: RUF012 - class constant
+        "mappings": ("hipify_py.commands.mappings_cmd", "mappings_command"),
+        "config": ("hipify_py.commands.config_cmd", "make_config_command"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute = self.lazy[cmd_name]
+            try:
+                found = getattr(importlib.import_module(module), attribute)
+            except ImportError:
+                return None
+            command = found if isinstance(found, click.Command) else found(self.commands["convert"])
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hipify-py")
 def main() -> None:
     """Port CUDA source code to HIP (ROCm)."""
@@ -108,6 +139,37 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
     "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (default: CPU count)."
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Convert only files matching GLOB (repeatable)."
+)
+@click.option(
+    "--extra-mappings",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="YAML",
+    help="User mapping table that adds/overrides entries (repeatable).",
+)
+@click.option(
+    "--rename",
+    type=click.Choice(["none", "hip", "cpp"]),
+    default="none",
+    show_default=True,
+    help="Rename converted files: .cu -> .hip/.cpp, .cuh -> .hip.h/.h (quoted includes follow).",
+)
+@click.option("--no-rename", is_flag=True, help="Keep file names (the default; overrides the config).")
+@click.option(
+    "--gitignore/--no-gitignore",
+    default=True,
+    show_default=True,
+    help="Skip files git ignores when walking directories (named files are always converted).",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Configuration file (default: .hipify-py.toml or pyproject.toml found from the paths upwards).",
+)
+@apply_config
 def convert(
     paths: tuple[Path, ...],
     output: Path | None,
@@ -128,6 +190,11 @@ def convert(
     backup: str | None,
     jobs: int,
     quiet: bool,
+    include: tuple[str, ...],
+    extra_mappings: tuple[Path, ...],
+    rename: str,
+    gitignore: bool,
+    no_cache: bool,
 ) -> None:
     """Convert CUDA files or directories to HIP."""
     mode = _mode(in_place, output, diff, check, paths)
@@ -143,18 +210,35 @@ def convert(
         ignore_rules=frozenset(ignore_rules),
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
-    files, problems = discover(paths, exts, exclude=exclude, build_files=build_files)
+    files, problems = discover(
+        paths, exts, exclude=exclude, include=include, build_files=build_files, gitignore=gitignore
+    )
     for problem in problems:
         click.echo(f"hipify-py: {problem.path}: {problem.message}", err=True)
-    settings = RunSettings(mode=mode, options=options, output_dir=output, backup_suffix=backup, jobs=jobs)
+    settings = RunSettings(
+        mode=mode,
+        options=options,
+        output_dir=output,
+        backup_suffix=backup,
+        jobs=jobs,
+        extra_mappings=tuple(extra_mappings),
+        rename=make_plan([f.path for f in files if f.kind == "source"], rename) if rename != "none" else None,
+        cache_dir=None if no_cache else cache_root(),
+    )
     min_show = None if show == "none" else Severity.parse(show)
+    progress = progress_for(len(files), quiet)
 
     def on_done(outcome: FileOutcome) -> None:
+        if outcome.diagnostics or outcome.message or outcome.diff or outcome.text or mode is Mode.CHECK:
+            progress.clear()  # why: printed lines must not land inside the bar
         _print_outcome(outcome, mode, min_show, quiet)
+        progress.advance()
 
     try:
         outcomes = run(files, settings, on_done)
+        progress.close()
     except KeyboardInterrupt:
+        progress.close()
         click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)
         sys.exit(130)
     if not quiet:
@@ -193,13 +277,7 @@ def _exit_code(outcomes: list[FileOutcome], problems: list, mode: Mode, severity
 
 
 def _register_optional_commands() -> None:
-    """Commands that live in their own modules."""
-    try:
-        from hipify_py.commands.mappings_cmd import mappings_command
-
-        main.add_command(mappings_command, "mappings")
-    except ImportError:
-        pass
+    """Commands that live in their own modules (imported lazily, see _LazyGroup.lazy)."""
 
 
 _register_optional_commands()

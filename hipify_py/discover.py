@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,8 +52,13 @@ def discover(
     include: Sequence[str] = (),
     build_files: bool = True,
     ignored: frozenset[Path] = frozenset(),
+    gitignore: bool = False,
 ) -> tuple[list[Found], list[Problem]]:
-    """Files under `paths` (sorted, unique) and problems (missing paths, loops, unreadable dirs)."""
+    """Files under `paths` (sorted, unique) and problems (missing paths, loops, unreadable dirs).
+
+    With `gitignore`, files git ignores (.gitignore, .git/info/exclude, core.excludesFile) are skipped
+    when walking a directory inside a git work tree; a file named explicitly is always taken.
+    """
     found: dict[Path, Found] = {}
     problems: list[Problem] = []
     for path in paths:
@@ -67,7 +73,8 @@ def discover(
         if not path.is_dir():
             problems.append(Problem(path, "not a regular file or directory (broken symlink?)"))
             continue
-        for file, problem in _walk(path, problems):
+        skip = git_ignored(path) if gitignore else frozenset()
+        for file, problem in _walk(path, problems, skip):
             if problem is not None:
                 problems.append(problem)
                 continue
@@ -84,8 +91,36 @@ def discover(
     return sorted(found.values(), key=lambda f: str(f.path)), problems
 
 
-def _walk(top: Path, problems: list[Problem]) -> Iterator[tuple[Path, Problem | None]]:
-    """os.walk that follows directory symlinks once and reports loops and unreadable dirs."""
+def git_ignored(directory: Path) -> frozenset[str]:
+    """Paths (as os.walk spells them: `directory` joined with the relative path) git ignores below
+    `directory`; ignored directories are listed once, without their content.
+
+    One git call per walked directory. Not a git work tree, or no git: nothing is ignored.
+    """
+    try:
+        proc = subprocess.run(
+            ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+            cwd=directory,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    if proc.returncode != 0:
+        return frozenset()
+    top = str(directory)
+    names = os.fsdecode(proc.stdout).split("\0")
+    return frozenset(os.path.join(top, name.rstrip("/")) for name in names if name)
+
+
+def _walk(
+    top: Path, problems: list[Problem], skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[Path, Problem | None]]:
+    """os.walk that follows directory symlinks once and reports loops and unreadable dirs.
+
+    `skip`: paths (files or directories, spelled as os.walk joins them) not to yield or descend into.
+    """
     seen: set[tuple[int, int]] = set()
 
     def onerror(err: OSError) -> None:
@@ -104,8 +139,12 @@ def _walk(top: Path, problems: list[Problem]) -> Iterator[tuple[Path, Problem | 
             dirnames[:] = []
             continue
         seen.add(key)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in SKIP_DIRS and os.path.join(dirpath, d) not in skip
+        )
         for name in sorted(filenames):
+            if skip and os.path.join(dirpath, name) in skip:
+                continue
             file = Path(dirpath) / name
             if file.is_symlink() and not file.exists():
                 yield file, Problem(file, "broken symlink, skipped")

@@ -6,21 +6,22 @@ aggregates them into the report.
 
 from __future__ import annotations
 
-import difflib
-import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from hipify_py.cache import Result, ResultCache, content_hash, get_blob, put_blob, settings_digest
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.discover import Found
 from hipify_py.fileio import InputError, atomic_write, backup_copy, is_valid_utf8, read_source, writable
 from hipify_py.options import Options
-from hipify_py.translate import default_tables, translate
+from hipify_py.rename import RenamePlan, update_includes
+
+# why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
+# hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
 
 
 class Mode(str, Enum):
@@ -48,6 +49,7 @@ class RunSettings:
     extra_mappings: tuple[Path, ...] = ()
     rename: Callable[[Path], Path] | None = None  # new name for a converted source (None: keep)
     build_options: object | None = None  # buildfiles.BuildOptions
+    cache_dir: Path | None = None  # result cache root (cache.py); None: no cache
 
 
 @dataclass
@@ -62,6 +64,9 @@ class FileOutcome:
     diff: str = ""
     text: bytes | None = None  # STDOUT mode only
     kind: str = "source"
+    cached: bool = False  # result taken from the cache, nothing translated
+    out_hash: str = ""  # content hash of the converted text (when the cache is on)
+    in_hash: str = ""  # content hash of the source as read (when the cache is on)
 
     @property
     def worst(self) -> Severity | None:
@@ -76,6 +81,8 @@ def output_path(found: Found, settings: RunSettings) -> Path:
 
 
 def unified_diff(path: Path, old: bytes, new: bytes) -> str:
+    import difflib
+
     a = old.decode("utf-8", "replace").splitlines(keepends=True)
     b = new.decode("utf-8", "replace").splitlines(keepends=True)
     lines = difflib.unified_diff(a, b, f"a/{path.as_posix()}", f"b/{path.as_posix()}")
@@ -91,21 +98,24 @@ def _convert(
         from hipify_py import buildfiles
 
         opts = settings.build_options or buildfiles.BuildOptions()
+        if isinstance(settings.rename, RenamePlan) and settings.rename.table:
+            opts = replace(opts, rename_sources=settings.rename.relative_to(found.path.parent))
         kind = buildfiles.build_file_kind(found.path.name)
         fn = buildfiles.translate_cmake if kind == "cmake" else buildfiles.translate_makefile
         text, diagnostics = fn(source, opts)
         return text, diagnostics, Counter({"build_files": 1} if text != source else {})
+    from hipify_py.translate import default_tables, translate
+
     options = settings.options
     if options.filename != str(found.path):
-        options = _with_filename(options, str(found.path))
+        options = replace(options, filename=str(found.path))
     result = translate(source, options, default_tables(settings.extra_mappings))
-    return result.text, result.diagnostics, result.counts
-
-
-def _with_filename(options: Options, name: str) -> Options:
-    from dataclasses import replace
-
-    return replace(options, filename=name)
+    text, counts = result.text, result.counts
+    if isinstance(settings.rename, RenamePlan):
+        text, updated = update_includes(text, found.path, settings.rename)
+        if updated:
+            counts["renamed_includes"] += updated
+    return text, result.diagnostics, counts
 
 
 def process(found: Found, settings: RunSettings) -> FileOutcome:
@@ -132,6 +142,10 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         outcome.message = "not valid UTF-8: converted byte-for-byte, undecodable bytes kept as they were"
     target = output_path(found, settings)
     outcome.output = target
+    if settings.cache_dir is not None:
+        outcome.in_hash, outcome.out_hash = content_hash(source), content_hash(text)
+        if text != source and settings.mode in (Mode.OUTPUT_TREE, Mode.DIFF, Mode.STDOUT):
+            put_blob(settings.cache_dir, outcome.out_hash, text)
     try:
         _deliver(found, source, text, target, settings, outcome)
     except OSError as err:
@@ -157,12 +171,26 @@ def _deliver(
             outcome.status = Status.ERROR
             outcome.message = "read-only file: not modified"
             return
+        if renamed and _foreign(target, text):
+            outcome.status = Status.ERROR
+            outcome.message = f"not renamed: {target} already exists with other content"
+            return
         if settings.backup_suffix:
             backup_copy(found.path, settings.backup_suffix)
         atomic_write(target, text, mode_from=found.path)
         if renamed:
             os.unlink(found.path)
             outcome.status = Status.CHANGED
+
+
+def _foreign(target: Path, text: bytes) -> bool:
+    """A rename target that exists with other content is not ours (an interrupted run leaves ours)."""
+    try:
+        return target.read_bytes() != text
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def _init_worker() -> None:
@@ -177,13 +205,134 @@ def run(
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order."""
     jobs = settings.jobs or os.cpu_count() or 1
-    default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
+    cache = _open_cache(files, settings)
+    ready: list[FileOutcome | None] = [None] * len(files)
+    if cache is not None:
+        ready = [_from_cache(found, settings, cache) for found in files]
+    todo = [found for found, done in zip(files, ready, strict=True) if done is None]
+    if any(found.kind == "source" for found in todo):
+        from hipify_py.translate import default_tables
+
+        default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
+    computed = _iterate(todo, settings, jobs)
     outcomes: list[FileOutcome] = []
-    for outcome in _iterate(files, settings, jobs):
-        outcomes.append(outcome)
-        if on_done is not None:
-            on_done(outcome)
+    try:
+        for found, done in zip(files, ready, strict=True):
+            outcome = done or next(computed)
+            if cache is not None and not outcome.cached:
+                _remember(cache, found, outcome, settings)
+            outcomes.append(outcome)
+            if on_done is not None:
+                on_done(outcome)
+    finally:
+        if cache is not None:
+            cache.save(len(files))
     return outcomes
+
+
+def _stable(value: object) -> str:
+    """repr() that does not depend on set iteration order (hash randomisation), for cache keys."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = ((f.name, _stable(getattr(value, f.name))) for f in dataclasses.fields(value))
+        return f"{type(value).__name__}({', '.join(f'{k}={v}' for k, v in fields)})"
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(map(_stable, value))) + "}"
+    if hasattr(value, "items"):
+        return "{" + ", ".join(sorted(f"{_stable(k)}: {_stable(v)}" for k, v in value.items())) + "}"
+    return repr(value)
+
+
+def _open_cache(files: Sequence[Found], settings: RunSettings) -> ResultCache | None:
+    if settings.cache_dir is None or not files:
+        return None
+    import hipify_py
+
+    plan = settings.rename.digest_text() if isinstance(settings.rename, RenamePlan) else ""
+    parts = (_stable(replace(settings.options, filename="")), _stable(settings.build_options), plan)
+    digest = settings_digest(hipify_py.__version__, parts, settings.extra_mappings)
+    project = Path(os.path.commonpath([os.path.abspath(found.root) for found in files]))
+    return ResultCache(settings.cache_dir, project, digest)
+
+
+_DIAGNOSTIC_FIELDS: tuple[str, ...] = tuple(Diagnostic.__dataclass_fields__)
+
+
+def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: RunSettings) -> None:
+    if outcome.status in (Status.ERROR, Status.SKIPPED) or not outcome.in_hash:
+        return
+    diagnostics = tuple(
+        tuple(int(v) if isinstance(v, Severity) else v for v in (getattr(d, f) for f in _DIAGNOSTIC_FIELDS))
+        for d in outcome.diagnostics
+    )
+    changed = outcome.out_hash != outcome.in_hash
+    result = Result(
+        changed,
+        outcome.out_hash,
+        diagnostics,
+        tuple(sorted(outcome.counts.items())),
+        outcome.lines,
+        outcome.message,
+    )
+    cache.put(found.path, outcome.in_hash, result)
+    if outcome.output is None:
+        return
+    if settings.mode is Mode.OUTPUT_TREE:
+        cache.note_written(outcome.output, outcome.out_hash)
+    elif settings.mode is Mode.IN_PLACE and (changed or outcome.output != found.path):
+        cache.note_file(outcome.output, outcome.out_hash)
+
+
+def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileOutcome | None:
+    """The outcome of a cache hit, delivered (written/diffed) if that needs no translation; else None."""
+    digest = cache.file_hash(found.path)
+    result = cache.get(found.path, digest) if digest is not None else None
+    if result is None:
+        return None
+    target = output_path(found, settings)
+    outcome = FileOutcome(
+        found.path,
+        Status.CHANGED if result.changed else Status.UNCHANGED,
+        output=target,
+        message=result.message,
+        diagnostics=[_diagnostic(fields) for fields in result.diagnostics],
+        counts=Counter(dict(result.counts)),
+        lines=result.lines,
+        kind=found.kind,
+        cached=True,
+        out_hash=result.out_hash,
+        in_hash=digest or "",
+    )
+    mode, moved = settings.mode, target != found.path
+    if mode is Mode.CHECK:
+        return outcome
+    if mode is Mode.IN_PLACE:  # a file that must be rewritten is simply translated again
+        return None if result.changed or moved else outcome
+    if mode is Mode.DIFF and not result.changed and not moved:
+        return outcome
+    if mode is Mode.OUTPUT_TREE and cache.target_has(target, result.out_hash):
+        return outcome
+    try:
+        source = read_source(found.path)
+    except InputError:
+        return None
+    text = get_blob(cache.root, result.out_hash) if result.changed else source
+    if text is None:
+        return None
+    try:
+        _deliver(found, source, text, target, settings, outcome)
+    except OSError:
+        return None  # let the normal path report it
+    if mode is Mode.OUTPUT_TREE:
+        cache.note_written(target, result.out_hash)
+    return outcome
+
+
+def _diagnostic(fields: Sequence[object]) -> Diagnostic:
+    values = dict(zip(_DIAGNOSTIC_FIELDS, fields, strict=True))
+    values["severity"] = Severity(values["severity"])
+    return Diagnostic(**values)  # type: ignore[arg-type]
 
 
 def _iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
@@ -192,6 +341,9 @@ def _iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterat
         for found in files:
             yield process(found, settings)
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     chunk = max(1, min(64, len(files) // (jobs * 4)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:

@@ -1,0 +1,122 @@
+"""File discovery: .gitignore honouring, include globs, and mixed CUDA/HIP trees left untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipify_py.cli import main
+from hipify_py.discover import discover, git_ignored
+
+CUDA = b"#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); }\n"
+HIP = b"#include <hip/hip_runtime.h>\nvoid f(float **p) { (void)hipMalloc(p, 4); }\n"
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _tree(root: Path) -> Path:
+    for rel in ("src/a.cu", "build/gen.cu", "src/tmp.gen.cu", "src/deep/b.cu"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(CUDA)
+    (root / ".gitignore").write_text("build/\n*.gen.cu\n")
+    return root
+
+
+def _git_init(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
+def _names(root: Path, **kwargs: object) -> list[str]:
+    files, problems = discover([root], **kwargs)  # type: ignore[arg-type]
+    assert not problems
+    return [f.path.relative_to(root).as_posix() for f in files]
+
+
+@needs_git
+def test_gitignore_honoured_in_a_work_tree(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo")
+    _git_init(root)
+    assert _names(root, gitignore=True) == ["src/a.cu", "src/deep/b.cu"]
+    assert _names(root, gitignore=False) == ["build/gen.cu", "src/a.cu", "src/deep/b.cu", "src/tmp.gen.cu"]
+
+
+@needs_git
+def test_gitignore_from_a_subdirectory_of_the_repo(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo")
+    _git_init(root)
+    files, _ = discover([root / "src"], gitignore=True)
+    assert [f.path.name for f in files] == ["a.cu", "b.cu"]
+    assert git_ignored(root / "src") == frozenset({os.path.join(str(root / "src"), "tmp.gen.cu")})
+
+
+@needs_git
+def test_tracked_file_matching_gitignore_is_kept(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo")
+    _git_init(root)
+    subprocess.run(["git", "-C", str(root), "add", "-f", "src/tmp.gen.cu"], check=True)
+    assert "src/tmp.gen.cu" in _names(root, gitignore=True)
+
+
+def test_not_a_repository_ignores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "plain")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # do not find an enclosing repo
+    assert len(_names(root, gitignore=True)) == 4
+
+
+def test_git_missing_ignores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "repo")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert len(_names(root, gitignore=True)) == 4
+
+
+@needs_git
+def test_cli_gitignore_and_explicit_files(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo")
+    _git_init(root)
+    runner = CliRunner()
+    result = runner.invoke(main, ["convert", "--check", str(root)], catch_exceptions=False)
+    assert "build/gen.cu" not in result.output and "src/a.cu" in result.output
+    result = runner.invoke(main, ["convert", "--check", "--no-gitignore", str(root)], catch_exceptions=False)
+    assert "build/gen.cu" in result.output
+    # a file named on the command line is converted even when git ignores it
+    named = root / "build" / "gen.cu"
+    result = runner.invoke(
+        main, ["convert", "--check", str(named), str(root / "src")], catch_exceptions=False
+    )
+    assert str(named) in result.output
+
+
+def test_include_globs(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    # fnmatch globs on the path relative to the walked directory (`*` also matches `/`)
+    assert _names(root, include=["*.gen.cu"], gitignore=False) == ["src/tmp.gen.cu"]
+    assert _names(root, include=["*/deep/*", "build/*"], gitignore=False) == ["build/gen.cu", "src/deep/b.cu"]
+
+
+def test_mixed_tree_hip_files_untouched(tmp_path: Path) -> None:
+    """Item 3 of the brief: in a mixed tree only the CUDA files are rewritten."""
+    root = tmp_path / "mixed"
+    (root / "hip").mkdir(parents=True)
+    (root / "cuda").mkdir()
+    (root / "hip" / "done.cpp").write_bytes(HIP)
+    (root / "hip" / "kernel.cu").write_bytes(HIP)
+    (root / "cuda" / "todo.cu").write_bytes(CUDA)
+    old = 1_600_000_000
+    for path in (root / "hip").iterdir():
+        os.utime(path, (old, old))
+    result = CliRunner().invoke(main, ["convert", "--in-place", str(root)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    for path in (root / "hip").iterdir():
+        assert path.read_bytes() == HIP
+        assert path.stat().st_mtime == old
+    assert b"hipMalloc" in (root / "cuda" / "todo.cu").read_bytes()
