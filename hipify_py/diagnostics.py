@@ -174,6 +174,18 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "asyncEngineCount, deviceOverlap, sharedMemPerBlockOptin, ...); some exist under another name.",
         ),
         Rule(
+            "HIP116",
+            "cg-tile-wavefront",
+            Severity.WARNING,
+            "Cooperative-groups tile of 64 threads depends on the wavefront size",
+            "Use tiles of at most 32 threads for code that must also run on RDNA GPUs, or check "
+            "warpSize at run time.",
+            "HIP tiles (tiled_partition, thread_block_tile) may not be larger than the wavefront: 64 "
+            "threads on CDNA (MI100-MI300) but 32 on RDNA (Radeon) GPUs, where a 64-thread tile fails "
+            "to compile (static tiles) or misbehaves (dynamic tiles). Tiles above 64 fail everywhere "
+            "(reported as HIP113).",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,

@@ -91,6 +91,7 @@ LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
     (rb"nvjpeg[A-Z]", "nvJPEG", "rocJPEG exists only in ROCm >= 6.2"),
     (rb"cuFile[A-Z]", "cuFile", "GPUDirect Storage has no HIP counterpart; use host I/O"),
     (rb"cutensor[A-Z]", "cuTENSOR", "hipTensor covers a subset (ROCm >= 5.7)"),
+    (rb"cudnn[A-Z]", "cuDNN", "MIOpen is a port, not a rename: different descriptors and algorithm search"),
 )
 
 # Byte sizes of basic element types, for __shared__ arrays and sizeof() in size expressions.
@@ -132,4 +133,11 @@ TYPE_SIZES = {
 USER_HELPER_NAME = re.compile(
     rb"^(?:cuda|CUDA_?)(?:Check|CHECK|SafeCall|SAFE_CALL|Assert|ASSERT|Try|TRY|Call|CALL|Err|ERR|"
     rb"Error(?:Check)?|ERROR(?:_CHECK)?|Ok|OK)\w*$"
+)
+
+# A condition that mentions one of these already has a HIP/ROCm branch (same list as the protected
+# regions in context.py).
+HIP_PLATFORM_MACRO = re.compile(
+    rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
+    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*)\b"
 )

@@ -19,6 +19,7 @@ from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detector_data import (
     ABSENT_CG_FEATURES,
     HIP_DEVICE_PROP_FIELDS,
+    HIP_PLATFORM_MACRO,
     LIBRARIES_WITHOUT_HIP,
     PROP_RENAMES,
     PTX_ONLY_INTRINSICS,
@@ -46,9 +47,24 @@ class DeviceSpans:
         self.spans = sorted(spans)
         self.kernels = {s for s in self.spans if b"__global__" in ctx.source[s[0] : s[1]][:200]}
 
-    def contains(self, offset: int) -> bool:
+    def span_at(self, offset: int) -> tuple[int, int] | None:
         i = bisect.bisect_right(self.spans, (offset, 1 << 62)) - 1
-        return i >= 0 and self.spans[i][0] <= offset < self.spans[i][1]
+        return self.spans[i] if i >= 0 and self.spans[i][0] <= offset < self.spans[i][1] else None
+
+    def contains(self, offset: int) -> bool:
+        return self.span_at(offset) is not None
+
+    def span_text(self, source: bytes, offset: int) -> bytes | None:
+        span = self.span_at(offset)
+        return None if span is None else source[span[0] : span[1]]
+
+    def host_too(self, source: bytes, offset: int) -> bool:
+        """The device function around offset is also __host__ (host-only paths are often guarded)."""
+        span = self.span_at(offset)
+        if span is None:
+            return False
+        body = source.find(b"{", span[0], span[1])
+        return b"__host__" in source[span[0] : body if body != -1 else span[1]]
 
 
 class Scan:
@@ -97,7 +113,8 @@ _VERSION_MACRO = re.compile(
 )
 _COMPARE_AFTER = re.compile(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
 _COMPARE_BEFORE = re.compile(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
-_PREPROC_LINE = re.compile(rb"^\s*#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b")
+# re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
+_PREPROC_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
 
 
 def _line_bounds(source: bytes, offset: int) -> tuple[int, int]:
@@ -106,16 +123,14 @@ def _line_bounds(source: bytes, offset: int) -> tuple[int, int]:
     return start, len(source) if end == -1 else end
 
 
-def _logical_line_start(source: bytes, offset: int) -> int:
-    """Start of the (backslash-continued) logical line that holds offset."""
-    start, _ = _line_bounds(source, offset)
+def _logical_line(source: bytes, offset: int) -> tuple[int, int]:
+    """Bounds of the (backslash-continued) logical line that holds offset."""
+    start, end = _line_bounds(source, offset)
     while start >= 2 and source[start - 2 : start - 1] == b"\\":
         start, _ = _line_bounds(source, start - 2)
-    return start
-
-
-def _in_condition(source: bytes, m: re.Match[bytes]) -> bool:
-    return bool(_PREPROC_LINE.match(source, _logical_line_start(source, m.start())))
+    while end < len(source) and source[end - 1 : end] == b"\\":
+        _, end = _line_bounds(source, end + 1)
+    return start, end
 
 
 def _compared(source: bytes, m: re.Match[bytes]) -> bool:
@@ -123,27 +138,37 @@ def _compared(source: bytes, m: re.Match[bytes]) -> bool:
     return bool(_COMPARE_AFTER.match(source, m.end()) or _COMPARE_BEFORE.search(before))
 
 
+def _version_finding(name: str, compared: bool) -> tuple[str, str]:
+    """(rule, message) for one version-macro use in a condition or comparison."""
+    if name == "__NVCC__":
+        return "HIP303", "`__NVCC__` is never defined by hipcc: this guard takes the non-NVCC branch on ROCm"
+    if name.startswith("__CUDA_ARCH"):
+        what = "compared with an NVIDIA compute capability" if compared else "tested"
+        return "HIP302", f"`{name}` {what}: not defined by hipcc (device passes set __HIP_DEVICE_COMPILE__)"
+    what = "compared with a CUDA version number" if compared else "tested"
+    return "HIP301", f"`{name}` {what}: undefined under hipcc, so this condition silently changes on ROCm"
+
+
 def version_macros(ctx: Context) -> RuleResult:
+    """One finding per rule and logical line; conditions that already test a HIP macro are fine."""
     result = RuleResult()
     src = ctx.source
+    found: dict[tuple[int, str], tuple[int, re.Match[bytes], str]] = {}
     for m in Scan(ctx).code(_VERSION_MACRO):
-        name = _name(m)
+        line_start, line_end = _logical_line(src, m.start())
+        condition = bool(_PREPROC_LINE.match(src, line_start))
         compared = _compared(src, m)
-        condition = _in_condition(src, m)
-        if name == "__NVCC__":
-            msg = "`__NVCC__` is never defined by hipcc: this guard takes the non-NVCC branch on ROCm"
-            result.diagnostics.append(ctx.diag("HIP303", m.start(), m.end(), msg))
-        elif name.startswith("__CUDA_ARCH"):
-            if compared or condition:
-                what = "compared with an NVIDIA compute capability" if compared else "tested"
-                msg = f"`{name}` {what}: it is not defined by hipcc (device code uses __HIP_DEVICE_COMPILE__)"
-                result.diagnostics.append(ctx.diag("HIP302", m.start(), m.end(), msg))
-        elif compared or condition:
-            msg = (
-                f"`{name}` {'compared with a CUDA version number' if compared else 'tested'}: "
-                "undefined under hipcc, so this condition silently changes on ROCm"
-            )
-            result.diagnostics.append(ctx.diag("HIP301", m.start(), m.end(), msg))
+        if not (condition or compared or m.group() == b"__NVCC__"):
+            continue  # e.g. printf("%d", CUDART_VERSION): harmless
+        if HIP_PLATFORM_MACRO.search(src, line_start, line_end):
+            continue  # `... || defined(__HIP_PLATFORM_AMD__)`: the user already handled ROCm
+        rule, message = _version_finding(_name(m), compared)
+        key = (line_start, rule)
+        rank = 1 if compared else 0
+        if key not in found or rank > found[key][0]:
+            found[key] = (rank, m, message)
+    for key, (_, m, message) in found.items():
+        result.diagnostics.append(ctx.diag(key[1], m.start(), m.end(), message))
     return result
 
 
@@ -174,8 +199,10 @@ def runtime_version_compare(ctx: Context) -> RuleResult:
 
 
 # -- HIP201-HIP203 warp size ---------------------------------------------------------------------
-_WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32\b(?!\s*[.\w])|&\s*(?:31|0x1[fF])\b|>>\s*5\b")
-_THREAD_WORDS = re.compile(rb"threadIdx|\blane|\bwarp|\btid\b|laneId|lane_id|warp_id|\bwid\b", re.IGNORECASE)
+_WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
+# Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
+_THREAD_WORDS = re.compile(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
+_LANE_WORDS = re.compile(rb"\blane|Lane|[Ww]arp")
 _SHFL_WIDTH = re.compile(
     rb"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
 )
@@ -204,7 +231,9 @@ def warp_size_literals(ctx: Context) -> RuleResult:
         if scan.device.contains(m.start()):
             add(m.start(), m.end(), "reduction loop starting at offset 16 assumes 32 lanes per warp")
     for m in scan.code(_SHARED_32):
-        if scan.device.contains(m.start()) or b"warp" in m.group().lower():
+        # A 32-slot array is a per-warp/per-lane buffer only where the code talks about warps/lanes.
+        body = scan.device.span_text(src, m.start())
+        if body is not None and _LANE_WORDS.search(body):
             add(m.start(), m.end(), "__shared__ array of 32 elements: one slot per lane or warp of size 32?")
     for m in scan.code(_WARP_ARITH):
         if not scan.device.contains(m.start()):
@@ -220,9 +249,18 @@ def warp_size_literals(ctx: Context) -> RuleResult:
 
 
 _FULL_MASK = re.compile(rb"\b(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
+# `unsigned long` is 64-bit on Linux (LP64), so it is not in the list.
 _BALLOT_32 = re.compile(
-    rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|unsigned\s+long)\s+(\w+)\s*=\s*"
+    rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|int32_t)\s+(\w+)\s*=\s*"
     rb"(__ballot_sync|__ballot|__activemask)\s*\("
+)
+
+# `#define FULL_MASK 0xffffffff`, `const unsigned kFullMask = 0xffffffffu;`
+_MASK_CONSTANT = re.compile(rb"\b(\w*(?:MASK|[Mm]ask)\w*)(?:\s+|\s*=\s*|\s*\{\s*)(0x[fF]{8}[uU]?|~0[uU]?)\b")
+_DEFINE_LINE = re.compile(rb"[ \t]*#[ \t]*define\b")
+# Only files that use warp vote/shuffle intrinsics have lane masks (not CRC or bit-field masks).
+_WARP_OP = re.compile(
+    rb"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__syncwarp|__match\w+)\s*\("
 )
 
 
@@ -231,6 +269,12 @@ def warp_masks(ctx: Context) -> RuleResult:
     result = RuleResult()
     for m in scan.code(_FULL_MASK):
         msg = f"32-bit full mask passed to `{_name(m, 1)}`: AMD wavefronts have 64 lanes (64-bit masks)"
+        result.diagnostics.append(ctx.diag("HIP202", m.start(2), m.end(2), msg))
+    for m in scan.code(_MASK_CONSTANT) if _WARP_OP.search(ctx.source) else ():
+        line_start, _ = _line_bounds(ctx.source, m.start())
+        if not scan.device.contains(m.start()) and not _DEFINE_LINE.match(ctx.source, line_start):
+            continue  # a host variable named *mask* is not a lane mask
+        msg = f"`{_name(m, 1)}` is a 32-bit full lane mask: AMD wavefronts have 64 lanes (64-bit masks)"
         result.diagnostics.append(ctx.diag("HIP202", m.start(2), m.end(2), msg))
     for m in scan.code(_BALLOT_32):
         msg = f"`{_name(m, 2)}` result stored in 32-bit `{_name(m, 1)}`: the lane mask is 64-bit on AMD"
@@ -248,9 +292,14 @@ def sync_intrinsics(ctx: Context) -> RuleResult:
         entry = names.get(m.group())
         if entry is not None and entry.hip is None:
             continue  # HIP101 already reports it
-        msg = f"`{_name(m)}` needs HIP >= 6.2 (target {ctx.options.hip_version or 'latest'})"
-        if ctx.options.hip_version and compare_versions(ctx.options.hip_version, "6.2") >= 0:
-            continue
+        target = ctx.options.hip_version
+        if target and compare_versions(target, "6.2") >= 0:
+            msg = (
+                f"`{_name(m)}`: HIP {target} provides it only with -DHIP_ENABLE_WARP_SYNC_BUILTINS "
+                "and a 64-bit mask"
+            )
+        else:
+            msg = f"`{_name(m)}` does not exist before HIP 6.2 (target {target or 'unset'}; Debian ships 5.2)"
         result.diagnostics.append(ctx.diag("HIP203", m.start(), m.end(), msg))
     return result
 
@@ -302,12 +351,14 @@ _DEVICE_SYNC = re.compile(rb"\bcudaDeviceSynchronize\b")
 def dynamic_parallelism(ctx: Context) -> RuleResult:
     scan = Scan(ctx)
     result = RuleResult()
+    src = ctx.source
     for m in scan.code(_LAUNCH):
-        if scan.device.contains(m.start()):
+        if scan.device.contains(m.start()) and not scan.device.host_too(src, m.start()):
             msg = "kernel launch from device code (dynamic parallelism) is not supported by HIP"
             result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
     for m in scan.code(_DEVICE_SYNC):
-        if scan.device.contains(m.start()):
+        # In __host__ __device__ functions the call is usually on a guarded host path: stay quiet.
+        if scan.device.contains(m.start()) and not scan.device.host_too(src, m.start()):
             msg = "cudaDeviceSynchronize in device code (dynamic parallelism) is not supported by HIP"
             result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
     return result
@@ -317,6 +368,9 @@ def dynamic_parallelism(ctx: Context) -> RuleResult:
 _CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
 _CG_USE = re.compile(rb"\b(\w+)\s*::\s*(\w+)\b")
 _GRID_VAR = re.compile(rb"\b(\w+)\s*(?:=|\()\s*(?:\w+\s*::\s*)*this_grid\s*\(\s*\)")
+_TILE_SIZE = re.compile(
+    rb"\b(?:tiled_partition|thread_block_tile)\s*(?:<\s*(\d+)\s*[,>]|\((?:[^();]|\([^()]*\))*,\s*(\d+)[uU]?\s*\))"
+)
 _COOP_LAUNCH = re.compile(rb"\b(?:cuda|hip)LaunchCooperativeKernel\w*\b")
 
 
@@ -341,6 +395,20 @@ def cooperative_groups(ctx: Context) -> RuleResult:
         if m.group(1) in spaces and m.group(2) in ABSENT_CG_FEATURES:
             msg = f"cooperative_groups::{_name(m, 2)} does not exist in HIP's cooperative groups (HIP 5.2)"
             result.diagnostics.append(ctx.diag("HIP113", m.start(2), m.end(2), msg))
+    tile_lines: set[int] = set()
+    for m, _ in ctx.code_matches(_TILE_SIZE):  # cg::tiled_partition is a scoped name: keep those
+        group = 1 if m.group(1) else 2
+        line = ctx.lines.line_col(m.start())[0]
+        if line in tile_lines:
+            continue  # `thread_block_tile<128> t = tiled_partition<128>(b)`: one finding
+        tile_lines.add(line)
+        size = int(m.group(group))
+        if size > 64:
+            msg = f"tile of {size} threads: HIP tiles may not exceed the wavefront (64 on CDNA, 32 on RDNA)"
+            result.diagnostics.append(ctx.diag("HIP113", m.start(group), m.end(group), msg))
+        elif size == 64:
+            msg = "tile of 64 threads: valid only on wave64 GPUs (CDNA); RDNA GPUs have 32-lane wavefronts"
+            result.diagnostics.append(ctx.diag("HIP116", m.start(group), m.end(group), msg))
     if not _COOP_LAUNCH.search(src):
         for m in scan.code(_grid_sync_pattern(src)):
             msg = "grid-wide sync needs a cooperative launch (hipLaunchCooperativeKernel), not <<<>>>"
@@ -366,6 +434,21 @@ def launch_bounds(ctx: Context) -> RuleResult:
             )
             result.diagnostics.append(ctx.diag("HIP206", m.start(), m.end(), msg))
     return result
+
+
+def _call_arguments(source: bytes, open_end: int, limit: int = 2000) -> bytes:
+    """Text between the `(` ending at open_end and its matching `)` (bounded scan)."""
+    depth = 1
+    end = min(len(source), open_end + limit)
+    for i in range(open_end, end):
+        c = source[i]
+        if c == 0x28:  # (
+            depth += 1
+        elif c == 0x29:  # )
+            depth -= 1
+            if depth == 0:
+                return source[open_end:i]
+    return b""
 
 
 def _split_args(text: bytes) -> list[bytes]:
@@ -416,9 +499,7 @@ def _declaration_text(ctx: Context, offset: int, name: bytes) -> bytes | None:
     return m.group(1) if m else None
 
 
-_MAX_DYN_SHMEM = re.compile(
-    rb"\bcudaFuncSetAttribute\s*\(([^;]*?cudaFuncAttributeMaxDynamicSharedMemorySize[^;]*)\)\s*;"
-)
+_MAX_DYN_SHMEM = re.compile(rb"\b(?:cuda|hip)FuncSetAttribute\s*\(")
 _SHARED_DECL = re.compile(
     rb"\b__shared__\s+((?:\w+\s*::\s*)*\w+(?:\s+\w+)?)\s*\**\s*\w+\s*((?:\[[^\]]+\]\s*)+);"
 )
@@ -429,8 +510,10 @@ def lds_limit(ctx: Context) -> RuleResult:
     result = RuleResult()
     scan = Scan(ctx)
     for m in scan.code(_MAX_DYN_SHMEM):
-        args = _split_args(m.group(1))
-        size = _evaluate(args[-1]) if len(args) == 3 else None
+        args = _split_args(_call_arguments(ctx.source, m.end()))
+        if len(args) != 3 or not args[1].endswith(b"FuncAttributeMaxDynamicSharedMemorySize"):
+            continue
+        size = _evaluate(args[2])
         if size is not None and size > LDS_LIMIT:
             msg = f"requests {size} bytes of dynamic shared memory; AMD GPUs have 64 KiB of LDS per workgroup"
             result.diagnostics.append(ctx.diag("HIP208", m.start(), m.end(), msg))
@@ -511,7 +594,7 @@ def library_usage(ctx: Context) -> RuleResult:
 
 _CUDA_LOOKING = re.compile(
     rb"\b(?:cuda[A-Z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
-    rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)_[A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
+    rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
 )
 _DECLARATOR_PARENTS = frozenset(
     {
@@ -545,7 +628,9 @@ def unknown_cuda_names(ctx: Context) -> RuleResult:
     hits = [
         m
         for m in scan.code(_CUDA_LOOKING)
-        if not _known(m.group(), mappings) and not _VERSION_MACRO.fullmatch(m.group())
+        if not _known(m.group(), mappings)
+        and not _VERSION_MACRO.fullmatch(m.group())
+        and not _LIBRARY_USE.fullmatch(m.group())  # HIP110 reports these libraries
     ]
     if not hits:
         return RuleResult()
