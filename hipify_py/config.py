@@ -251,3 +251,13 @@ def apply_config(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(**params)
 
     return wrapper
+
+
+def configured_value(paths: Iterable[Path], name: str, explicit: Path | None = None) -> Any:
+    """One key's configured value (or its default) for PATHS, e.g. `hip-sources` for the check hook.
+
+    Raises ConfigError for a bad file. Keys with a CLI option default to None here (the CLI owns
+    their defaults).
+    """
+    settings = file_settings(paths, explicit)
+    return settings[name].value if name in settings else KEYS[name].default

@@ -1,0 +1,234 @@
+"""The content-hash result cache: hits, misses, invalidation, delivery from cache, robustness."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import hipify_py
+from hipify_py import cache as cache_mod
+from hipify_py.cli import main
+from hipify_py.discover import discover
+from hipify_py.options import Options
+from hipify_py.progress import Progress, progress_for, render
+from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
+
+REPO = Path(__file__).resolve().parent.parent
+CUDA = b"#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); cudaDeviceSynchronize(); }\n"
+HIP = b"#include <hip/hip_runtime.h>\nvoid g() {}\n"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path / "cache"))
+    # why: files written by a test are "racy" (modified within a second), which would only force
+    # re-hashing; the stat path is what a real warm run takes, so test it
+    monkeypatch.setattr(cache_mod, "RACY_SECONDS", -1.0)
+    # why: other work on the checkout must not change the code stamp in the middle of a test
+    monkeypatch.setattr(cache_mod, "code_stamp", lambda: "this build")
+    return tmp_path / "cache"
+
+
+def _tree(root: Path) -> Path:
+    (root / "sub").mkdir(parents=True)
+    (root / "a.cu").write_bytes(CUDA)
+    (root / "sub" / "b.cuh").write_bytes(CUDA.replace(b"f(", b"h("))
+    (root / "sub" / "hip.cpp").write_bytes(HIP)
+    return root
+
+
+def _run(root: Path, mode: Mode = Mode.CHECK, **kwargs: object) -> list[FileOutcome]:
+    files, problems = discover([root])
+    assert not problems
+    settings = RunSettings(mode=mode, jobs=1, cache_dir=cache_mod.cache_root(), **kwargs)  # type: ignore[arg-type]
+    return run(files, settings)
+
+
+def _cached(outcomes: list[FileOutcome]) -> list[bool]:
+    return [o.cached for o in outcomes]
+
+
+def test_second_run_is_all_hits_with_same_results(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    first = _run(root)
+    second = _run(root)
+    assert _cached(first) == [False] * 3 and _cached(second) == [True] * 3
+    for a, b in zip(first, second, strict=True):
+        assert (a.status, a.diagnostics, a.counts, a.lines) == (b.status, b.diagnostics, b.counts, b.lines)
+    assert [o.status for o in second] == [Status.CHANGED, Status.CHANGED, Status.UNCHANGED]
+
+
+def test_content_change_is_a_miss(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    (root / "a.cu").write_bytes(CUDA + b"// more\n")
+    assert _cached(_run(root)) == [False, True, True]
+
+
+def test_touched_but_identical_file_is_a_hit(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    os.utime(root / "a.cu", (1_700_000_000, 1_700_000_000))
+    assert _cached(_run(root)) == [True] * 3
+
+
+def test_option_change_is_a_miss(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    assert _cached(_run(root, options=Options(roc=True))) == [False] * 3
+    assert _cached(_run(root, options=Options(roc=True))) == [True] * 3
+    assert _cached(_run(root, options=Options(ignore_rules=frozenset({"HIP101", "HIP102"})))) == [False] * 3
+
+
+def test_extra_mapping_change_is_a_miss(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    user = tmp_path / "mine.yaml"
+    user.write_text("entries:\n- {cuda: cudaDeviceSynchronize, hip: mySync}\n")
+    assert _cached(_run(root, extra_mappings=(user,))) == [False] * 3
+    assert _cached(_run(root, extra_mappings=(user,))) == [True] * 3
+    user.write_text("entries:\n- {cuda: cudaDeviceSynchronize, hip: otherSync}\n")
+    assert _cached(_run(root, extra_mappings=(user,))) == [False] * 3
+
+
+def test_version_change_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    monkeypatch.setattr(hipify_py, "__version__", "99.0")
+    assert _cached(_run(root)) == [False] * 3
+
+
+def test_code_change_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    monkeypatch.setattr(cache_mod, "code_stamp", lambda: "another build")
+    assert _cached(_run(root)) == [False] * 3
+
+
+def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path, _private_cache: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root)
+    (index,) = (_private_cache / "results").iterdir()
+    index.write_bytes(b"\x00garbage")
+    assert _cached(_run(root)) == [False] * 3
+    assert _cached(_run(root)) == [True] * 3
+
+
+def test_output_tree_hit_skips_write_and_restores_deleted_target(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    out = tmp_path / "out"
+    _run(root, Mode.OUTPUT_TREE, output_dir=out)
+    expected = (out / "a.cu").read_bytes()
+    (out / "a.cu").write_bytes(b"edited by hand\n")  # the target no longer has what we wrote
+    outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=out)
+    assert _cached(outcomes) == [True] * 3
+    assert (out / "a.cu").read_bytes() == expected
+    (out / "a.cu").unlink()
+    (out / "sub" / "hip.cpp").unlink()
+    outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=out)
+    assert _cached(outcomes) == [True] * 3  # written from the stored text, no translation
+    assert (out / "a.cu").read_bytes() == expected
+    assert (out / "sub" / "hip.cpp").read_bytes() == HIP
+
+
+def test_output_tree_unchanged_target_not_rewritten(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    out = tmp_path / "out"
+    _run(root, Mode.OUTPUT_TREE, output_dir=out)
+    before = (out / "a.cu").stat()
+    outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=out)
+    assert _cached(outcomes) == [True] * 3
+    after = (out / "a.cu").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_diff_from_cache_equals_fresh_diff(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    fresh = _run(root, Mode.DIFF)
+    cached = _run(root, Mode.DIFF)
+    assert _cached(cached) == [True] * 3
+    assert [o.diff for o in cached] == [o.diff for o in fresh]
+    assert "+void f(float **p) { hipMalloc" in cached[0].diff
+
+
+def test_in_place_warm_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    first = _run(root, Mode.IN_PLACE)
+    assert [o.status for o in first] == [Status.CHANGED, Status.CHANGED, Status.UNCHANGED]
+    converted = (root / "a.cu").read_bytes()
+    # the rewritten files are new content: translated once more (to learn their diagnostics) ...
+    assert _cached(_run(root, Mode.IN_PLACE)) == [False, False, True]
+    # ... and from then on every file is a hit that needs no work at all
+    third = _run(root, Mode.IN_PLACE)
+    assert _cached(third) == [True] * 3 and all(o.status is Status.UNCHANGED for o in third)
+    assert (root / "a.cu").read_bytes() == converted
+
+
+def test_check_hit_then_in_place_translates(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root, Mode.CHECK)
+    outcomes = _run(root, Mode.IN_PLACE)
+    assert _cached(outcomes) == [False, False, True]  # the rewrite needs the text: translated again
+    assert b"hipMalloc" in (root / "a.cu").read_bytes()
+
+
+def test_no_cache_flag(tmp_path: Path, _private_cache: Path) -> None:
+    root = _tree(tmp_path / "t")
+    result = CliRunner().invoke(main, ["convert", "--check", "--no-cache", str(root)], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert not _private_cache.exists()
+    CliRunner().invoke(main, ["convert", "--check", str(root)], catch_exceptions=False)
+    assert (_private_cache / "results").is_dir()
+
+
+def test_warm_subprocess_run_imports_no_parser(tmp_path: Path, _private_cache: Path) -> None:
+    """A warm run where every file is a hit must not load tree-sitter or the YAML mapping tables."""
+    root = _tree(tmp_path / "t")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HIPIFY_PY_CACHE_DIR": str(_private_cache)}
+    cmd = [
+        sys.executable,
+        "-X",
+        "importtime",
+        "-m",
+        "hipify_py",
+        "convert",
+        "-o",
+        str(tmp_path / "o"),
+        str(root),
+    ]
+    cold = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert cold.returncode == 0, cold.stderr
+    assert "tree_sitter" in cold.stderr
+    os.utime(root / "a.cu", (1_700_000_000, 1_700_000_000))  # old enough for the stat index to be trusted
+    warm = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert warm.returncode == 0, warm.stderr
+    imported = {
+        line.split("|")[-1].strip() for line in warm.stderr.splitlines() if line.startswith("import time")
+    }
+    assert not {"tree_sitter", "yaml", "hipify_py.translate", "concurrent.futures"} & imported, warm.stderr[
+        -3000:
+    ]
+    assert "3 file(s) scanned" in warm.stderr
+
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert not progress_for(100, quiet=False, stream=io.StringIO()).enabled
+    assert not progress_for(100, quiet=True, stream=Tty()).enabled
+    assert not progress_for(10, quiet=False, stream=Tty()).enabled
+    stream = Tty()
+    bar = progress_for(100, quiet=False, stream=stream)
+    assert isinstance(bar, Progress) and bar.enabled
+    bar.advance()
+    assert "1/100 files" in stream.getvalue()
+    bar.clear()
+    assert stream.getvalue().endswith("\r\x1b[K")
+    assert render(50, 100, 80).startswith("[" + "#" * 25 + "." * 25 + "]")
