@@ -29,6 +29,7 @@ class _LazyGroup(click.Group):
     lazy: dict[str, tuple[str, str]] = {  # noqa: RUF012 - class constant
         "mappings": ("hipify_py.commands.mappings_cmd", "mappings_command"),
         "config": ("hipify_py.commands.config_cmd", "make_config_command"),
+        "explain": ("hipify_py.commands.explain_cmd", "explain_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
