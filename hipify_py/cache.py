@@ -106,7 +106,7 @@ class ResultCache:
 
     # -- source files ---------------------------------------------------------------------------
 
-    def file_hash(self, path: Path) -> str | None:
+    def file_hash(self, path: Path | str) -> str | None:
         """Content hash of `path` (from the stat index when the file has not changed), None if unreadable."""
         name = os.path.abspath(path)
         try:
@@ -140,10 +140,10 @@ class ResultCache:
 
     # -- results --------------------------------------------------------------------------------
 
-    def key(self, path: Path, digest: str) -> str:
+    def key(self, path: Path | str, digest: str) -> str:
         return text_hash(self.digest, os.path.abspath(path), digest)
 
-    def get(self, path: Path, digest: str) -> Result | None:
+    def get(self, path: Path | str, digest: str) -> Result | None:
         key = self.key(path, digest)
         raw = self.results.pop(key, None)
         if raw is None:

@@ -83,7 +83,7 @@ def discover(
                 continue
             if include and not any(fnmatch.fnmatch(rel, pat) for pat in include):
                 continue
-            if file.resolve() in ignored:
+            if ignored and file.resolve() in ignored:
                 continue
             kind = file_kind(file, extensions, build_files)
             if kind is not None:

@@ -286,8 +286,9 @@ def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: 
 
 def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileOutcome | None:
     """The outcome of a cache hit, delivered (written/diffed) if that needs no translation; else None."""
-    digest = cache.file_hash(found.path)
-    result = cache.get(found.path, digest) if digest is not None else None
+    name = os.path.abspath(found.path)  # why: once, not in every cache call (getcwd per call adds up)
+    digest = cache.file_hash(name)
+    result = cache.get(name, digest) if digest is not None else None
     if result is None:
         return None
     target = output_path(found, settings)
@@ -329,10 +330,13 @@ def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> File
     return outcome
 
 
+_SEVERITY_AT = _DIAGNOSTIC_FIELDS.index("severity")
+
+
 def _diagnostic(fields: Sequence[object]) -> Diagnostic:
-    values = dict(zip(_DIAGNOSTIC_FIELDS, fields, strict=True))
-    values["severity"] = Severity(values["severity"])
-    return Diagnostic(**values)  # type: ignore[arg-type]
+    values = list(fields)
+    values[_SEVERITY_AT] = Severity(values[_SEVERITY_AT])
+    return Diagnostic(*values)  # type: ignore[arg-type]
 
 
 def _iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
