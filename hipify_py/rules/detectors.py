@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from hipify_py.context import Context, Where
@@ -67,6 +67,13 @@ class DeviceSpans:
         return b"__host__" in source[span[0] : body if body != -1 else span[1]]
 
 
+# Macros that only hip-clang/ROCm builds define (a platform test, unlike HIP_VERSION).
+_HIP_GUARD_TOKEN = re.compile(
+    rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|__HIP__|"
+    rb"__HIP_DEVICE_COMPILE__)\b"
+)
+
+
 class Scan:
     """Shared, lazily computed facts about one file for the detectors (lives for one call)."""
 
@@ -77,10 +84,40 @@ class Scan:
     def device(self) -> DeviceSpans:
         return DeviceSpans(self.ctx)
 
+    @cached_property
+    def cuda_only(self) -> list[tuple[int, int]]:
+        """Branches hipcc never compiles: `#else` of `#ifdef __HIP_PLATFORM_AMD__`, body of `#ifndef`.
+
+        (The HIP branches themselves are protected regions: see Context.protected.)
+        """
+        spans = []
+        src = self.ctx.source
+        for m in _HIP_GUARD_TOKEN.finditer(src):
+            node = self.ctx.root.descendant_for_byte_range(m.start(), m.end())
+            cond = node
+            while cond is not None and cond.type not in ("preproc_ifdef", "preproc_if", "preproc_elif"):
+                cond = cond.parent
+            head = cond and (cond.child_by_field_name("condition") or cond.child_by_field_name("name"))
+            if cond is None or head is None or not head.start_byte <= m.start() < head.end_byte:
+                continue
+            text = src[cond.start_byte : head.end_byte]
+            alternative = cond.child_by_field_name("alternative")
+            negated = text.lstrip().startswith(b"#ifndef") or b"!" in text
+            if negated and b"||" not in text and b"&&" not in text:
+                spans.append((head.end_byte, alternative.start_byte if alternative else cond.end_byte))
+            elif not negated and b"&&" not in text and alternative is not None:
+                spans.append((alternative.start_byte, cond.end_byte))
+        return sorted(spans)
+
     def code(self, pattern: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+        """Matches in code (not comments, strings, members, user scopes) that hipcc compiles."""
+        dead = self.cuda_only
         for m, where in self.ctx.code_matches(pattern):
-            if where not in (Where.MEMBER, Where.SCOPED):
-                yield m
+            if where in (Where.MEMBER, Where.SCOPED):
+                continue
+            if dead and any(s <= m.start() < e for s, e in dead):
+                continue
+            yield m
 
 
 def _result(*diagnostics: object) -> RuleResult:
@@ -97,11 +134,11 @@ _MANAGED = re.compile(
 )
 
 
-def managed_memory(ctx: Context) -> RuleResult:
+def managed_memory(ctx: Context, scan: Scan) -> RuleResult:
     return _result(
         *(
             ctx.diag("HIP205", m.start(), m.end(), f"`{_name(m)}`: managed memory behaves differently on AMD")
-            for m in Scan(ctx).code(_MANAGED)
+            for m in scan.code(_MANAGED)
         )
     )
 
@@ -149,12 +186,12 @@ def _version_finding(name: str, compared: bool) -> tuple[str, str]:
     return "HIP301", f"`{name}` {what}: undefined under hipcc, so this condition silently changes on ROCm"
 
 
-def version_macros(ctx: Context) -> RuleResult:
+def version_macros(ctx: Context, scan: Scan) -> RuleResult:
     """One finding per rule and logical line; conditions that already test a HIP macro are fine."""
     result = RuleResult()
     src = ctx.source
     found: dict[tuple[int, str], tuple[int, re.Match[bytes], str]] = {}
-    for m in Scan(ctx).code(_VERSION_MACRO):
+    for m in scan.code(_VERSION_MACRO):
         line_start, line_end = _logical_line(src, m.start())
         condition = bool(_PREPROC_LINE.match(src, line_start))
         compared = _compared(src, m)
@@ -175,11 +212,11 @@ def version_macros(ctx: Context) -> RuleResult:
 _GET_VERSION = re.compile(rb"\b(cudaRuntimeGetVersion|cudaDriverGetVersion)\s*\(\s*&\s*(\w+)\s*\)")
 
 
-def runtime_version_compare(ctx: Context) -> RuleResult:
+def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:
     """cudaRuntimeGetVersion(&v) ... v >= 11000: HIP reports its own version numbering."""
     result = RuleResult()
     variables: dict[bytes, str] = {}
-    for m in Scan(ctx).code(_GET_VERSION):
+    for m in scan.code(_GET_VERSION):
         variables.setdefault(m.group(2), _name(m, 1))
     if not variables:
         return result
@@ -188,7 +225,7 @@ def runtime_version_compare(ctx: Context) -> RuleResult:
         rb"(?<![\w.>])(" + names + rb")\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d"
         rb"|\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*(" + names + rb")\b"
     )
-    for m in Scan(ctx).code(uses):
+    for m in scan.code(uses):
         var = m.group(1) or m.group(2)
         fn = variables[var]
         msg = (
@@ -206,14 +243,13 @@ _LANE_WORDS = re.compile(rb"\blane|Lane|[Ww]arp")
 _SHFL_WIDTH = re.compile(
     rb"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
 )
-_SHARED_32 = re.compile(rb"\b__shared__\b[^;{}()=]*?\b\w+\s*\[\s*32\s*\]\s*;")
+_SHARED_32 = re.compile(rb"\b__shared__\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
 _HALVING_LOOP = re.compile(
     rb"\bfor\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
 )
 
 
-def warp_size_literals(ctx: Context) -> RuleResult:
-    scan = Scan(ctx)
+def warp_size_literals(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
     seen: set[int] = set()
@@ -231,21 +267,45 @@ def warp_size_literals(ctx: Context) -> RuleResult:
         if scan.device.contains(m.start()):
             add(m.start(), m.end(), "reduction loop starting at offset 16 assumes 32 lanes per warp")
     for m in scan.code(_SHARED_32):
-        # A 32-slot array is a per-warp/per-lane buffer only where the code talks about warps/lanes.
+        # A 32-slot array is a per-warp/per-lane buffer when its name or an index says so.
         body = scan.device.span_text(src, m.start())
-        if body is not None and _LANE_WORDS.search(body):
+        name = re.escape(m.group(1))
+        indexed = re.compile(rb"\b" + name + rb"\s*\[[^\]]*(?:\blane|Lane|[Ww]arp)")
+        if body is not None and (_LANE_WORDS.search(m.group(1)) or indexed.search(body)):
             add(m.start(), m.end(), "__shared__ array of 32 elements: one slot per lane or warp of size 32?")
     for m in scan.code(_WARP_ARITH):
         if not scan.device.contains(m.start()):
             continue
-        ls, le = _line_bounds(src, m.start())
-        if _THREAD_WORDS.search(src, ls, le):
+        ls, _ = _line_bounds(src, m.start())
+        if _THREAD_WORDS.search(_left_operand(src, m.start(), ls)):
             add(
                 m.start(),
                 m.end(),
                 f"`{_name(m).strip()}` in lane/warp index math assumes a warp of 32 threads",
             )
     return result
+
+
+def _left_operand(source: bytes, op: int, floor: int) -> bytes:
+    """The operand left of the operator at `op` (balanced parentheses), not before `floor`.
+
+    `(threadIdx.x + off) / 32` -> `(threadIdx.x + off)`; `1.0f / 32` -> `1.0f`: only the operand
+    decides whether this is lane/warp math, not whatever else is on the line.
+    """
+    depth = 0
+    i = op - 1
+    while i >= floor:
+        c = source[i : i + 1]
+        if c in b")]":
+            depth += 1
+        elif c in b"([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and c in b"=,;{}?:<>!&|+-":
+            break
+        i -= 1
+    return source[i + 1 : op]
 
 
 _FULL_MASK = re.compile(rb"\b(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
@@ -264,8 +324,7 @@ _WARP_OP = re.compile(
 )
 
 
-def warp_masks(ctx: Context) -> RuleResult:
-    scan = Scan(ctx)
+def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     for m in scan.code(_FULL_MASK):
         msg = f"32-bit full mask passed to `{_name(m, 1)}`: AMD wavefronts have 64 lanes (64-bit masks)"
@@ -285,10 +344,10 @@ def warp_masks(ctx: Context) -> RuleResult:
 _SYNC_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
 
 
-def sync_intrinsics(ctx: Context) -> RuleResult:
+def sync_intrinsics(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     names = ctx.tables.names
-    for m in Scan(ctx).code(_SYNC_INTRINSIC):
+    for m in scan.code(_SYNC_INTRINSIC):
         entry = names.get(m.group())
         if entry is not None and entry.hip is None:
             continue  # HIP101 already reports it
@@ -310,10 +369,9 @@ _PTX_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(
 _PTX_REGISTER = re.compile(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
 
 
-def inline_ptx(ctx: Context) -> RuleResult:
+def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
-    scan = Scan(ctx)
     for m in scan.code(_ASM):
         close = src.find(b";", m.end())
         register = _PTX_REGISTER.search(src, m.end(), close if close != -1 else len(src))
@@ -332,9 +390,9 @@ def inline_ptx(ctx: Context) -> RuleResult:
 _TEX_REF = re.compile(rb"\b(texture|surface)\s*<")
 
 
-def texture_references(ctx: Context) -> RuleResult:
+def texture_references(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
-    for m in Scan(ctx).code(_TEX_REF):
+    for m in scan.code(_TEX_REF):
         node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
         if node is None or node.type not in ("type_identifier", "identifier", "template_type"):
             continue
@@ -348,8 +406,7 @@ _LAUNCH = re.compile(rb"<<<")
 _DEVICE_SYNC = re.compile(rb"\bcudaDeviceSynchronize\b")
 
 
-def dynamic_parallelism(ctx: Context) -> RuleResult:
-    scan = Scan(ctx)
+def dynamic_parallelism(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
     for m in scan.code(_LAUNCH):
@@ -384,11 +441,10 @@ def _grid_sync_pattern(src: bytes) -> re.Pattern[bytes]:
     return re.compile(b"|".join(alternatives))
 
 
-def cooperative_groups(ctx: Context) -> RuleResult:
+def cooperative_groups(ctx: Context, scan: Scan) -> RuleResult:
     src = ctx.source
     if b"cooperative_groups" not in src:
         return RuleResult()
-    scan = Scan(ctx)
     result = RuleResult()
     spaces = {b"cooperative_groups"} | {m.group(1) for m in _CG_ALIAS.finditer(src)}
     for m in scan.code(_CG_USE):
@@ -423,9 +479,9 @@ def cooperative_groups(ctx: Context) -> RuleResult:
 _LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
-def launch_bounds(ctx: Context) -> RuleResult:
+def launch_bounds(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
-    for m in Scan(ctx).code(_LAUNCH_BOUNDS):
+    for m in scan.code(_LAUNCH_BOUNDS):
         args = _split_args(m.group(1))
         if len(args) >= 2:
             msg = (
@@ -472,9 +528,9 @@ def _split_args(text: bytes) -> list[bytes]:
 _LDG = re.compile(rb"\b__ldg\s*\(\s*&?\s*\(?\s*(\w+)")
 
 
-def ldg_non_const(ctx: Context) -> RuleResult:
+def ldg_non_const(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
-    for m in Scan(ctx).code(_LDG):
+    for m in scan.code(_LDG):
         declared = _declaration_text(ctx, m.start(), m.group(1))
         if declared is not None and b"const" not in declared:
             msg = f"__ldg on `{_name(m, 1)}`, which is not const: HIP's __ldg is a plain load"
@@ -501,14 +557,13 @@ def _declaration_text(ctx: Context, offset: int, name: bytes) -> bytes | None:
 
 _MAX_DYN_SHMEM = re.compile(rb"\b(?:cuda|hip)FuncSetAttribute\s*\(")
 _SHARED_DECL = re.compile(
-    rb"\b__shared__\s+((?:\w+\s*::\s*)*\w+(?:\s+\w+)?)\s*\**\s*\w+\s*((?:\[[^\]]+\]\s*)+);"
+    rb"\b__shared__\s+((?:\w+\s*::\s*)*\w+(?:\s+(?:int|long|short|char))*)\s*\**\s*\w+\s*((?:\[[^\]]+\]\s*)+);"
 )
 _SIZEOF = re.compile(rb"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
 
 
-def lds_limit(ctx: Context) -> RuleResult:
+def lds_limit(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
-    scan = Scan(ctx)
     for m in scan.code(_MAX_DYN_SHMEM):
         args = _split_args(_call_arguments(ctx.source, m.end()))
         if len(args) != 3 or not args[1].endswith(b"FuncAttributeMaxDynamicSharedMemorySize"):
@@ -553,9 +608,8 @@ def _evaluate(expr: bytes) -> int | None:
 _PROP_VAR = re.compile(rb"\bcudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
 
 
-def device_prop_fields(ctx: Context) -> RuleResult:
+def device_prop_fields(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
-    scan = Scan(ctx)
     variables = {m.group(1) for m in scan.code(_PROP_VAR)}
     if not variables:
         return result
@@ -576,11 +630,11 @@ _LIBRARY_USE = re.compile(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHO
 _LIBRARY_HEADER = re.compile(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
 
 
-def library_usage(ctx: Context) -> RuleResult:
+def library_usage(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     headers = b" ".join(m.group(1).lower() for m in _LIBRARY_HEADER.finditer(ctx.source))
     reported: set[str] = set()
-    for m in Scan(ctx).code(_LIBRARY_USE):
+    for m in scan.code(_LIBRARY_USE):
         for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
             if re.match(prefix, m.group()) and library not in reported:
                 reported.add(library)
@@ -593,7 +647,7 @@ def library_usage(ctx: Context) -> RuleResult:
 
 
 _CUDA_LOOKING = re.compile(
-    rb"\b(?:cuda[A-Z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
+    rb"\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
     rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
 )
 _DECLARATOR_PARENTS = frozenset(
@@ -622,9 +676,8 @@ _DECLARATOR_PARENTS = frozenset(
 )
 
 
-def unknown_cuda_names(ctx: Context) -> RuleResult:
+def unknown_cuda_names(ctx: Context, scan: Scan) -> RuleResult:
     mappings = ctx.tables.mappings
-    scan = Scan(ctx)
     hits = [
         m
         for m in scan.code(_CUDA_LOOKING)
@@ -649,6 +702,17 @@ def _known(name: bytes, mappings: object) -> bool:
     return text in mappings.by_cuda or text in mappings.by_hip  # type: ignore[attr-defined]
 
 
+def _declares(node: Node) -> bool:
+    """`node` is the name being declared (`int cudaX = ...`), not a value (`int x = cudaX`)."""
+    parent = node.parent
+    if parent is None or parent.type not in _DECLARATOR_PARENTS:
+        return False
+    if parent.type in ("declaration", "parameter_declaration", "field_declaration", "init_declarator"):
+        return parent.child_by_field_name("declarator") == node
+    value = parent.child_by_field_name("value")
+    return value is None or value != node
+
+
 def _declared_names(ctx: Context, hits: list[re.Match[bytes]]) -> set[bytes]:
     declared: set[bytes] = set()
     for m in hits:
@@ -659,12 +723,12 @@ def _declared_names(ctx: Context, hits: list[re.Match[bytes]]) -> set[bytes]:
             declared.add(name)
             continue
         node = ctx.root.descendant_for_byte_range(m.start(), m.end())
-        if node is not None and node.parent is not None and node.parent.type in _DECLARATOR_PARENTS:
+        if node is not None and _declares(node):
             declared.add(name)
     return declared
 
 
-DETECTORS: tuple[RuleFn, ...] = (
+_STEPS: tuple[Callable[[Context, Scan], RuleResult], ...] = (
     managed_memory,
     version_macros,
     runtime_version_compare,
@@ -682,3 +746,15 @@ DETECTORS: tuple[RuleFn, ...] = (
     library_usage,
     unknown_cuda_names,
 )
+
+
+def pitfall_detectors(ctx: Context) -> RuleResult:
+    """Every detector over one file, sharing one Scan (device spans, dead branches computed once)."""
+    scan = Scan(ctx)
+    result = RuleResult()
+    for step in _STEPS:
+        result.diagnostics.extend(step(ctx, scan).diagnostics)
+    return result
+
+
+DETECTORS: tuple[RuleFn, ...] = (pitfall_detectors,)
