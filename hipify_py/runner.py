@@ -80,12 +80,12 @@ def output_path(found: Found, settings: RunSettings) -> Path:
     return renamed
 
 
-def unified_diff(path: Path, old: bytes, new: bytes) -> str:
+def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = None) -> str:
     import difflib
 
     a = old.decode("utf-8", "replace").splitlines(keepends=True)
     b = new.decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(a, b, f"a/{path.as_posix()}", f"b/{path.as_posix()}")
+    lines = difflib.unified_diff(a, b, f"a/{path.as_posix()}", f"b/{(new_path or path).as_posix()}")
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
@@ -160,7 +160,10 @@ def _deliver(
     mode = settings.mode
     renamed = target != found.path and mode is Mode.IN_PLACE
     if mode is Mode.DIFF and (text != source or target != found.path):
-        outcome.diff = unified_diff(found.path, source, text)
+        outcome.diff = unified_diff(found.path, source, text, target)
+        if target != found.path:  # git's rename header, so a pure rename shows too (and `git apply` works)
+            a, b = found.path.as_posix(), target.as_posix()
+            outcome.diff = f"diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n" + outcome.diff
     elif mode is Mode.STDOUT:
         outcome.text = text
     elif mode is Mode.OUTPUT_TREE:

@@ -163,3 +163,13 @@ def test_rename_from_config_and_no_rename_override(tmp_path: Path) -> None:
     assert (
         result.exit_code == 0 and (tmp_path / "src/k.cpp").exists() and not (tmp_path / "src/k.cu").exists()
     )
+
+
+def test_diff_shows_renames_in_git_format(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.cu": '#include "k.cuh"\nint x;\n', "k.cuh": "int y;\n"})
+    result = CliRunner().invoke(main, ["convert", "--diff", "--rename", "hip", str(tmp_path)])
+    a, k = (tmp_path / "a.cu").as_posix(), (tmp_path / "k.cuh").as_posix()
+    assert f"rename from {a}\nrename to {a[:-3]}.hip\n" in result.stdout
+    assert f"diff --git a/{k} b/{k[:-4]}.hip.h\nrename from {k}\n" in result.stdout  # a pure rename
+    assert '+#include "k.hip.h"' in result.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.*")) == ["a.cu", "k.cuh"]  # nothing written
