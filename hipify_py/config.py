@@ -8,6 +8,11 @@ pyproject.toml is read from its `[tool.hipify-py]` table, any other file from it
 Precedence, lowest first: built-in default < pyproject.toml < .hipify-py.toml < command line. A
 command-line value counts only when the user typed it (click's parameter source), so a default
 never masks a configured value. List values given on the command line replace the configured list.
+
+`extra-mappings` paths are relative to the config file. Their format is that of mappings/*.yaml
+(see mappings.load_mappings): an optional `family:` (default "custom"), `entries:` rows
+`{cuda: NAME, hip: NAME or null (= unsupported), roc: ..., hip_added: "6.2", ...}` that add to or
+override the built-in rows, and optional `headers:` rows `{cuda: x.h, hip: y.h, legacy: ..., roc: ...}`.
 """
 
 from __future__ import annotations
