@@ -1,7 +1,7 @@
 // pitfalls: row statistics (mean / variance / count of positives) for a
 // feature matrix, tuned for recent NVIDIA GPUs.
 //
-// Build: nvcc -O3 -arch=sm_80 -o pitfalls pitfalls.cu
+// Build: nvcc -O3 -arch=sm_80 -rdc=true -o pitfalls pitfalls.cu -lcudadevrt
 
 #include <cstdio>
 #include <cstdlib>
@@ -122,6 +122,15 @@ __global__ void normalize(float *x, const float *mean, const float *var, int col
         x[(size_t)row * cols + c] = (rowBuf[c] - mean[row]) * inv;
 }
 
+// Started by the host once, then launches the per-row work from the device (needs -rdc=true).
+__global__ void launchNormalize(float *x, const float *mean, const float *var, int rows, int cols,
+                                size_t shmem)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        normalize<<<rows, 256, shmem>>>(x, mean, var, cols);
+    }
+}
+
 int main()
 {
     const int rows = 4096, cols = 20000;
@@ -154,6 +163,9 @@ int main()
 
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
+    int streamDevice = -1;
+    CK(cudaStreamGetDevice(stream, &streamDevice));
+    printf("stream on device %d\n", streamDevice);
 
 #if CUDART_VERSION >= 13000
     cudaMemLocation loc = {};
@@ -188,7 +200,7 @@ int main()
     const size_t shmem = cols * sizeof(float);
     CK(cudaFuncSetAttribute(normalize, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
     if (shmem <= 96 * 1024) {
-        normalize<<<rows, 256, shmem, stream>>>(x, mean, var, cols);
+        launchNormalize<<<1, 1, 0, stream>>>(x, mean, var, rows, cols, shmem);
         CK(cudaGetLastError());
     }
     CK(cudaStreamSynchronize(stream));
