@@ -270,6 +270,26 @@ _HALVING_LOOP = re.compile(
 )
 
 
+# `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned warp_size{32};`
+_WARP_SIZE_NAME = re.compile(
+    rb"(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\b(?:[ \t]+|\s*=\s*|\s*\{\s*)32[uU]?\b(?!\s*[.*/+-])"
+)
+
+
+def warp_size_constants(ctx: Context, scan: Scan) -> RuleResult:
+    src = ctx.source
+    result = RuleResult()
+    for m in scan.code(_WARP_SIZE_NAME):
+        start = m.start()
+        while start > 0 and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
+            start -= 1
+        name = re.match(rb"\w+", src[start : m.end()])
+        assert name is not None
+        msg = f"`{name.group().decode()}` is defined as 32: AMD wavefronts have 64 lanes (use warpSize)"
+        result.diagnostics.append(ctx.diag("HIP201", start, m.end(), msg))
+    return result
+
+
 def warp_size_literals(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
@@ -805,6 +825,7 @@ _STEPS: tuple[tuple[Callable[[Context, Scan], RuleResult], tuple[bytes, ...]], .
     (version_macros, (b"_VERSION", b"__CUDA", b"__NVCC__")),
     (runtime_version_compare, (b"GetVersion",)),
     (warp_size_literals, (b"__global__", b"__device__")),
+    (warp_size_constants, (b"ARP", b"arp")),
     (warp_masks, (b"__shfl", b"__ballot", b"__activemask", b"_sync", b"__any", b"__all", b"__match")),
     (sync_intrinsics, (b"_sync", b"__activemask", b"__syncwarp")),
     (
