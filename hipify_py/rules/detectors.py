@@ -567,7 +567,7 @@ def launch_bounds(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     for m in scan.code(_LAUNCH_BOUNDS):
         args = _split_args(m.group(1))
-        if len(args) >= 2:
+        if len(args) >= 2 and args[1] not in (b"1", b"1u", b"1U"):  # 1 block / 1 wave: no change
             msg = (
                 f"__launch_bounds__ second argument `{args[1].decode()}`: CUDA min blocks per SM; "
                 "HIP reads it as min warps per execution unit"
