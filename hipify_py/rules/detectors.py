@@ -27,6 +27,7 @@ from hipify_py.rules.detector_data import (
     TYPE_SIZES,
     USER_HELPER_NAME,
 )
+from hipify_py.tables import Tables
 
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
 
@@ -241,13 +242,15 @@ def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:
         variables.setdefault(m.group(2), _name(m, 1))
     if not variables:
         return result
-    names = b"|".join(re.escape(v) for v in variables)
-    uses = re.compile(
-        rb"(?<![\w.>])(" + names + rb")\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d"
-        rb"|\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*(" + names + rb")\b"
-    )
-    for m in scan.code(uses):
-        var = m.group(1) or m.group(2)
+    src = ctx.source
+    uses = re.compile(rb"(?:" + b"|".join(re.escape(v) for v in variables) + rb")\b")
+
+    def compared(m: re.Match[bytes]) -> bool:  # a plain variable (not obj.v / p->v) next to a number
+        before = src[m.start() - 1 : m.start()]
+        return _word_start(src, m.start()) and before not in (b".", b">") and _compared(src, m)
+
+    for m in scan.code(uses, keep=compared):
+        var = m.group()
         fn = variables[var]
         msg = (
             f"result of {fn} (`{var.decode()}`) compared with a number: HIP versions are numbered differently"
@@ -763,13 +766,13 @@ _DECLARATOR_PARENTS = frozenset(
 
 
 def unknown_cuda_names(ctx: Context, scan: Scan) -> RuleResult:
-    mappings = ctx.tables.mappings
+    tables = ctx.tables
     hits = [
         m
         for m in scan.code(
             _CUDA_LOOKING,
             keep=lambda m: (
-                not _known(m.group(), mappings)
+                not _known(m.group(), tables)
                 and not _VERSION_MACRO.fullmatch(m.group())
                 and not _LIBRARY_USE.fullmatch(m.group())
             ),  # HIP110 reports these libraries
@@ -787,9 +790,12 @@ def unknown_cuda_names(ctx: Context, scan: Scan) -> RuleResult:
     )
 
 
-def _known(name: bytes, mappings: object) -> bool:
+def _known(name: bytes, tables: Tables) -> bool:
+    if name in tables.names:  # bytes lookup first: most CUDA names in a file are renamed ones
+        return True
+    mappings = tables.mappings
     text = name.decode("ascii", "replace")
-    return text in mappings.by_cuda or text in mappings.by_hip  # type: ignore[attr-defined]
+    return text in mappings.by_cuda or text in mappings.by_hip
 
 
 def _declares(node: Node) -> bool:
@@ -849,10 +855,14 @@ def pitfall_detectors(ctx: Context) -> RuleResult:
     scan = Scan(ctx)
     result = RuleResult()
     src = ctx.source
+    present = {n for n in _ALL_NEEDLES if n in src}
     for step, needles in _STEPS:
-        if not needles or any(n in src for n in needles):
+        if not needles or not present.isdisjoint(needles):
             result.diagnostics.extend(step(ctx, scan).diagnostics)
     return result
+
+
+_ALL_NEEDLES = frozenset(n for _, needles in _STEPS for n in needles)
 
 
 DETECTORS: tuple[RuleFn, ...] = (pitfall_detectors,)
