@@ -1,8 +1,9 @@
 """Load the CUDA -> HIP mapping tables (mappings/*.yaml, made by scripts/gen_mappings.py).
 
-Parsing ~9000 YAML entries takes about half a second even with libyaml, so the parsed rows are
-cached in marshal form under the user cache directory, keyed by the digest of the mapping files
-and the package version. The cache is an optimisation only: any problem with it is ignored.
+The generated files hold one YAML string per row (see compact_records), so ~9000 rows parse in
+under 0.1 s with libyaml; the parsed rows are also cached in marshal form under the user cache
+directory, keyed by the digest of the mapping files and the package version. The cache is an
+optimisation only: any problem with it is ignored. User files use the readable `entries:` form.
 """
 
 from __future__ import annotations
@@ -164,9 +165,46 @@ def _record(row: object, fields: tuple[str, ...], defaults: Mapping[str, str], w
 
 
 def _entry_records(doc: Mapping[str, Any], family: str, where: str) -> list[tuple]:
+    records = compact_records(doc, family, where) if "sections" in doc else []
     rows = doc.get("entries") or []
     defaults = {"family": family}
-    return [_record(row, ENTRY_FIELDS, defaults, f"{where} entry {i + 1}") for i, row in enumerate(rows)]
+    records += [_record(row, ENTRY_FIELDS, defaults, f"{where} entry {i + 1}") for i, row in enumerate(rows)]
+    return records
+
+
+_FIELD_INDEX = {name: i for i, name in enumerate(ENTRY_FIELDS)}
+NULL_NAME = "~"
+
+
+def compact_records(doc: Mapping[str, Any], family: str, where: str) -> list[tuple]:
+    """Records from the generated layout: `sections: [{group, status?, rows: ["CUDA HIP [ROC] k=v ..."]}]`.
+
+    One string per row (see scripts/gen_mappings.py): splitting strings in Python is far cheaper
+    than libyaml constructing a dict of a dozen scalars per row.
+    """
+    columns = [_FIELD_INDEX[c] for c in doc.get("columns") or ("cuda", "hip")]
+    blank: list[str | None] = [None if name in _NULLABLE else "" for name in ENTRY_FIELDS]
+    blank[_FIELD_INDEX["family"]] = family
+    group_at, status_at = _FIELD_INDEX["group"], _FIELD_INDEX["group_status"]
+    records: list[tuple] = []
+    for section in doc["sections"]:
+        base = blank.copy()
+        base[group_at] = str(section.get("group") or "")
+        base[status_at] = str(section.get("status") or "")
+        for row in section.get("rows") or ():
+            parts = str(row).split()
+            if len(parts) < len(columns):
+                raise ValueError(f"{where}: row needs {len(columns)} names: {row!r}")
+            record = base.copy()
+            for at, value in zip(columns, parts, strict=False):
+                record[at] = None if value == NULL_NAME else value
+            for pair in parts[len(columns) :]:
+                key, sep, value = pair.partition("=")
+                if not sep or key not in _FIELD_INDEX or key in _NULLABLE or key == "cuda":
+                    raise ValueError(f"{where}: bad field {pair!r} in row {row!r}")
+                record[_FIELD_INDEX[key]] = value
+            records.append(tuple(record))
+    return records
 
 
 def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
@@ -205,7 +243,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     for path, data in blobs:
         doc = _read_yaml(data, path)
         headers.extend(_header_records(doc, str(path)))
-        if "entries" not in doc and "family" not in doc:
+        if "entries" not in doc and "sections" not in doc and "family" not in doc:
             continue  # headers.yaml (or a user file with only headers)
         family = str(doc.get("family") or default_family)
         library = {str(k): str(v) for k, v in (doc.get("library") or {}).items()}
