@@ -41,9 +41,10 @@ FAMILY_ORDER: tuple[str, ...] = (
     "cudnn",
 )
 HEADERS_FILE = "headers.yaml"
+NAMESPACES_FILE = "namespaces.yaml"
 CUSTOM_FAMILY = "custom"
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
-CACHE_FORMAT = 1  # bump when the cached payload layout changes
+CACHE_FORMAT = 2  # bump when the cached payload layout changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,14 @@ class Header:
 
 
 @dataclass(frozen=True)
+class Namespace:
+    cuda: str
+    hip: str | None
+    family: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Mappings:
     by_cuda: Mapping[str, Entry]
     families: Mapping[str, tuple[Entry, ...]]
@@ -95,10 +104,12 @@ class Mappings:
     by_hip: Mapping[str, tuple[Entry, ...]]
     digest: str
     latest_hip_version: str
+    namespaces: tuple[Namespace, ...] = ()
 
 
 ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Entry))
 HEADER_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Header))
+NAMESPACE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Namespace))
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 _VERSION_PART = re.compile(r"\d+")
 
@@ -207,6 +218,14 @@ def compact_records(doc: Mapping[str, Any], family: str, where: str) -> list[tup
     return records
 
 
+def _namespace_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
+    rows = doc.get("namespaces") or []
+    defaults = {"family": ""}
+    return [
+        _record(row, NAMESPACE_FIELDS, defaults, f"{where} namespace {i + 1}") for i, row in enumerate(rows)
+    ]
+
+
 def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     known = set(HEADER_FIELDS)
     rows = [
@@ -225,8 +244,8 @@ def _builtin_files(directory: Path) -> list[Path]:
     missing = [str(p) for p in files if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"mapping tables missing: {', '.join(missing)}")
-    headers = directory / HEADERS_FILE
-    return [*files, headers] if headers.is_file() else files
+    optional = [directory / HEADERS_FILE, directory / NAMESPACES_FILE]
+    return files + [p for p in optional if p.is_file()]
 
 
 def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:
@@ -237,18 +256,20 @@ def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:
 
 
 def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> dict[str, Any]:
-    """Parsed raw payload: {"families": [(family, library, [entry tuple...])...], "headers": [...]}."""
+    """Raw payload: {"families": [(family, library, [entry...])], "headers": [...], "namespaces": [...]}."""
     families: list[tuple[str, dict[str, str], list[tuple]]] = []
     headers: list[tuple] = []
+    namespaces: list[tuple] = []
     for path, data in blobs:
         doc = _read_yaml(data, path)
         headers.extend(_header_records(doc, str(path)))
+        namespaces.extend(_namespace_records(doc, str(path)))
         if "entries" not in doc and "sections" not in doc and "family" not in doc:
             continue  # headers.yaml (or a user file with only headers)
         family = str(doc.get("family") or default_family)
         library = {str(k): str(v) for k, v in (doc.get("library") or {}).items()}
         families.append((family, library, _entry_records(doc, family, str(path))))
-    return {"families": families, "headers": headers}
+    return {"families": families, "headers": headers, "namespaces": namespaces}
 
 
 def cache_dir() -> Path | None:
@@ -360,6 +381,8 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
             libraries.setdefault(family, dict(library))
     families = {family: tuple(entries) for family, entries in rows.items()}
     headers = {record[0]: Header(*record) for record in (*builtin["headers"], *extra["headers"])}
+    # a user file may redefine a namespace: the last definition of a CUDA namespace wins
+    namespaces = {r[0]: Namespace(*r) for r in (*builtin.get("namespaces", ()), *extra.get("namespaces", ()))}
     return Mappings(
         by_cuda=_index_by_cuda(families, overrides),
         families=families,
@@ -368,6 +391,7 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
         by_hip=_index_by_hip(families),
         digest=digest,
         latest_hip_version=_latest_version(e for entries in families.values() for e in entries),
+        namespaces=tuple(namespaces.values()),
     )
 
 

@@ -18,7 +18,7 @@ class Tables:
     mappings: Mappings
     names: Mapping[bytes, Entry]  # CUDA names that need attention (renamed or unsupported)
     headers: Mapping[bytes, Header]
-    cuda_namespaces: Mapping[bytes, bytes]  # b"cub" -> b"hipcub"
+    cuda_namespaces: Mapping[bytes, bytes]  # b"cub" -> b"hipcub", b"thrust" -> b"thrust" (kept)
     candidates: re.Pattern[bytes]  # finds every token that may be in `names` or a namespace
 
 
@@ -39,7 +39,9 @@ def _prefix_pattern(names: list[str]) -> re.Pattern[bytes]:
 
 def compile_tables(mappings: Mappings) -> Tables:
     names = {e.cuda.encode(): e for e in mappings.by_cuda.values() if _needs_attention(e)}
-    namespaces = {ns.cuda.encode(): ns.hip.encode() for ns in getattr(mappings, "namespaces", ()) if ns.hip}
-    pattern = _prefix_pattern([n.decode() for n in names] + [n.decode() for n in namespaces])
+    # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
+    namespaces = {ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip}
+    renamed = [n.decode() for n, hip in namespaces.items() if hip != n]
+    pattern = _prefix_pattern([n.decode() for n in names] + renamed)
     headers = {h.cuda.encode(): h for h in mappings.headers.values()}
     return Tables(mappings, names, headers, namespaces, pattern)

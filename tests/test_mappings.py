@@ -25,6 +25,7 @@ from hipify_py.mappings import (
     mappings_dir,
     parse_version,
 )
+from hipify_py.tables import compile_tables
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO.parent / "shared" / "data" / "cuda2hip-tables"
@@ -305,6 +306,17 @@ def test_parse_version(text: str, parsed: tuple[int, ...]) -> None:
 def test_compare_versions(a: str, b: str, result: int) -> None:
     assert compare_versions(a, b) == result
     assert compare_versions(b, a) == -result
+
+
+def test_namespaces_are_loaded(m: Mappings) -> None:
+    by_name = {ns.cuda: ns for ns in m.namespaces}
+    assert by_name["cub"].hip == "hipcub" and by_name["cub"].family == "cub"
+    assert by_name["thrust"].hip == "thrust"  # rocThrust keeps the namespace
+    assert by_name["cooperative_groups"].hip == "cooperative_groups"
+    tables = compile_tables(m)
+    assert tables.cuda_namespaces[b"cub"] == b"hipcub"
+    assert tables.candidates.fullmatch(b"cub") is not None
+    assert tables.candidates.fullmatch(b"thrust") is None  # identity namespaces are never edited
 
 
 # --- the YAML files and the generator -----------------------------------------------------------------

@@ -6,10 +6,13 @@ bodies and error regions) decides whether each hit is code, a member, a comment 
 
 from __future__ import annotations
 
+import re
+
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
 from hipify_py.mappings import Entry, compare_versions
 from hipify_py.options import Options
+from hipify_py.parser import has_ancestor
 from hipify_py.rules import RuleResult
 
 
@@ -68,7 +71,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
         if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
             continue
         if entry is None:
-            if _is_namespace_use(ctx.source, end):
+            if ns_target != token and _is_namespace_use(ctx.source, start, end) and not _nested(ctx, start):
                 result.edits.append(Edit(start, end, ns_target))
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
             continue
@@ -76,21 +79,63 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     return result
 
 
-def _is_namespace_use(source: bytes, end: int) -> bool:
-    """`cub::` or `namespace cub` use, not a variable that happens to be called `cub`."""
-    rest = source[end : end + 8].lstrip()
-    return rest.startswith(b"::") or source[max(0, end - 40) : end].rstrip().endswith(b"namespace cub")
+# `namespace cub {`, `using namespace cub;`, `namespace c = cub;` (text just before the name)
+_NAMESPACE_BEFORE = re.compile(rb"\bnamespace\s+(?:\w+\s*=\s*)?\Z")
+_NESTED_BEFORE = re.compile(rb"\w\s*::\s*\Z")
+
+
+def _is_namespace_use(source: bytes, start: int, end: int) -> bool:
+    """`cub::x` or a namespace declaration/alias/using, not a variable that happens to be called `cub`.
+
+    `mylib::cub::x` is a user's nested namespace and stays; `::cub::x` is the library.
+    """
+    before = source[max(0, start - 64) : start]
+    if source[end : end + 8].lstrip().startswith(b"::"):
+        return not _NESTED_BEFORE.search(before)
+    return bool(_NAMESPACE_BEFORE.search(before))
+
+
+def _nested(ctx: Context, start: int) -> bool:
+    """`namespace mylib { namespace cub {` declares a user namespace, not the library's."""
+    node = ctx.root.descendant_for_byte_range(start, start + 1)
+    parent = node.parent if node is not None else None
+    return parent is not None and parent.type == "namespace_definition" and has_ancestor(parent, _NS_DEF)
+
+
+_NS_DEF = frozenset({"namespace_definition"})
 
 
 def _family_of_namespace(ctx: Context, token: bytes) -> str:
-    for ns in getattr(ctx.tables.mappings, "namespaces", ()):
+    for ns in ctx.tables.mappings.namespaces:
         if ns.cuda.encode() == token:
             return ns.family
     return "cub"
 
 
+# cuDNN -> hipDNN is what the reference data lists, but hipDNN is not released for the HIP we
+# target, and cuDNN -> MIOpen is a port (different descriptors, algorithm search, workspaces).
+# So cuDNN names stay as they are unless --roc asks for the MIOpen names. The "port by hand" note
+# comes from the cudnn.h include (HIP101) or the library detector (HIP110), once per file.
+_NOT_A_RENAME = frozenset({"cudnn"})
+
+
+def _not_a_rename(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> bool:
+    """Handle a name of a library whose port is not a rename; True when the entry is dealt with."""
+    if entry.family not in _NOT_A_RENAME:
+        return False
+    if not ctx.options.roc:
+        return True
+    if entry.roc is None:
+        result.diagnostics.append(ctx.diag("HIP101", start, end, f"{entry.cuda} has no MIOpen counterpart"))
+        result.counts["unsupported"] += 1
+        return True
+    return False
+
+
 def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> None:
     options = ctx.options
+    if _not_a_rename(ctx, entry, start, end, result):
+        return
     status = _cuda_status(entry)
     if status:
         result.diagnostics.append(ctx.diag("HIP105", start, end, status))

@@ -11,7 +11,7 @@ from hipify_py.options import Options
 from hipify_py.rules import RuleResult
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
-_PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor"})
+_PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
 
 
@@ -49,7 +49,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
                 ctx.diag("HIP101", path_start, path_end, f"<{path.decode()}> has no HIP counterpart{note}")
             )
             continue
-        _check_header_version(ctx, header, target, path_start, path_end, result)
+        if _too_new(ctx, header, target, path_start, path_end, result):
+            included.add((block, path.strip()))
+            continue
         key = (block, target.encode())
         if key in included:
             # Two CUDA headers mapping to one HIP header: drop the second include line.
@@ -70,20 +72,19 @@ def _line_end(source: bytes, offset: int) -> int:
     return len(source) if nl == -1 else nl + 1
 
 
-def _check_header_version(
-    ctx: Context, header: Header, target: str, start: int, end: int, result: RuleResult
-) -> None:
-    hip_added = getattr(header, "hip_added", "")
-    if hip_added and ctx.options.hip_version and compare_versions(hip_added, ctx.options.hip_version) > 0:
-        result.diagnostics.append(
-            ctx.diag(
-                "HIP103",
-                start,
-                end,
-                f"<{target}> needs HIP >= {hip_added} (target {ctx.options.hip_version})",
-            )
-        )
-    if header.note and header.hip is not None and header.family in _PARTIAL_LIBRARIES:
+def _too_new(ctx: Context, header: Header, target: str, start: int, end: int, result: RuleResult) -> bool:
+    """Report version/partial-library notes; True when --version-policy keep leaves the include."""
+    hip_added = header.hip_added
+    target_version = ctx.options.hip_version
+    too_new = bool(hip_added and target_version and compare_versions(hip_added, target_version) > 0)
+    keep = too_new and ctx.options.version_policy == "keep"
+    if too_new:
+        verb = "left as is" if keep else "rewritten"
+        note = f"; {header.note}" if header.note else ""
+        message = f"<{target}> needs HIP >= {hip_added} (target {target_version}); {verb}{note}"
+        result.diagnostics.append(ctx.diag("HIP103", start, end, message))
+    if header.note and header.family in _PARTIAL_LIBRARIES:
         result.diagnostics.append(
             ctx.diag("HIP110", start, end, f"<{header.cuda}> -> <{target}>: {header.note}")
         )
+    return keep
