@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import REWRITABLE, Context
+from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit
 from hipify_py.mappings import Entry, compare_versions
 from hipify_py.options import Options
@@ -76,7 +77,27 @@ def rename_identifiers(ctx: Context) -> RuleResult:
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
             continue
         _rewrite_entry(ctx, entry, start, end, result)
+    result.diagnostics.extend(_pasted_names(ctx))
     return result
+
+
+# `cuda##name` / `name##_v2`-style pasting of a CUDA prefix: the tables never see the result.
+_PASTED = re.compile(
+    rb"\b(?:cuda|cu|CU|CUDA|cublas|cublasLt|curand|cufft|cusparse|cusolver|cudnn|nvrtc)_?\s*##"
+)
+
+
+def _pasted_names(ctx: Context) -> list[Diagnostic]:
+    return [
+        ctx.diag(
+            "HIP102",
+            m.start(),
+            m.end(),
+            f"`{m.group().decode()}` builds CUDA names by token pasting: they are not translated;"
+            " spell the names out or paste the HIP prefix",
+        )
+        for m, _ in ctx.code_matches(_PASTED)
+    ]
 
 
 # `namespace cub {`, `using namespace cub;`, `namespace c = cub;` (text just before the name)

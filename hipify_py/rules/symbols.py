@@ -26,16 +26,35 @@ def wrap_symbols(ctx: Context) -> RuleResult:
     for m in _CALLS.finditer(ctx.source):
         if ctx.is_protected(m.start()) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
             continue
-        span = _argument_span(ctx.source, m.end(), SYMBOL_ARGUMENT[m.group(1)])
+        index = SYMBOL_ARGUMENT[m.group(1)]
+        span = _tree_argument_span(ctx, m.start(1), index) or _argument_span(ctx.source, m.end(), index)
         if span is None:
             continue
         start, end = span
         if _WRAPPED.match(ctx.source, start) or start == end:
             continue
-        result.edits.append(Edit(start, start, b"HIP_SYMBOL("))
-        result.edits.append(Edit(end, end, b")"))
+        # why: HIP_SYMBOL is a macro; `A<int, 4>::x` would be two macro arguments without parentheses
+        double = b"," in ctx.source[start:end]
+        result.edits.append(Edit(start, start, b"HIP_SYMBOL((" if double else b"HIP_SYMBOL("))
+        result.edits.append(Edit(end, end, b"))" if double else b")"))
         result.counts["symbols"] += 1
     return result
+
+
+def _tree_argument_span(ctx: Context, name_at: int, index: int) -> tuple[int, int] | None:
+    """The argument's span from the syntax tree (understands templates); None outside parsed code."""
+    node = ctx.root.descendant_for_byte_range(name_at, name_at + 1)
+    call = node.parent if node is not None else None
+    if call is None or call.type != "call_expression" or call.has_error:
+        return None
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    if function is None or function.start_byte != name_at or arguments is None:
+        return None
+    args = [c for c in arguments.named_children if c.type != "comment"]
+    if index >= len(args):
+        return None
+    return args[index].start_byte, args[index].end_byte
 
 
 _OPEN = b"([{"
@@ -77,8 +96,14 @@ def _argument_span(source: bytes, pos: int, index: int) -> tuple[int, int] | Non
 
 
 def _trimmed(source: bytes, start: int, end: int) -> tuple[int, int]:
-    while start < end and source[start] in b" \t\r\n\\":
-        start += 1
+    """Without surrounding blanks, and without comments before the argument."""
+    while start < end:
+        if source[start] in b" \t\r\n\\":
+            start += 1
+        elif source.startswith((b"//", b"/*"), start):
+            start = min(_skip_comment(source, start), end)
+        else:
+            break
     while end > start and source[end - 1] in b" \t\r\n\\":
         end -= 1
     return start, end
