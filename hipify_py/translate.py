@@ -22,7 +22,7 @@ from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.symbols import wrap_symbols
-from hipify_py.source import newline_of
+from hipify_py.source import UTF8_BOM, newline_of
 from hipify_py.tables import Tables, compile_tables
 
 
@@ -61,8 +61,11 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     tables = tables or default_tables()
     ctx = Context(source=source, tree=parse(source), tables=tables, options=options)
     combined = RuleResult()
-    for rule in (*translation_rules(), *detector_rules()):
-        part = rule(ctx)
+    parts = [(rule, rule(ctx)) for rule in (*translation_rules(), *detector_rules())]
+    if _already_hip(ctx, parts):
+        # why: `<<<>>>` is valid HIP too; a file with nothing CUDA left in it stays byte-identical
+        parts = [(r, RuleResult(diagnostics=p.diagnostics) if r is convert_launches else p) for r, p in parts]
+    for _, part in parts:
         combined.edits.extend(part.edits)
         combined.diagnostics.extend(part.diagnostics)
         combined.counts.update(part.counts)
@@ -82,6 +85,16 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
     )
+
+
+_HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+
+
+def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
+    """A file that includes HIP headers and has nothing but kernel launches to convert."""
+    if not _HIP_INCLUDE.search(ctx.source):
+        return False
+    return not any(part.edits for rule, part in parts if rule is not convert_launches)
 
 
 _HIP_RUNTIME_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
@@ -131,4 +144,4 @@ def _include_position(ctx: Context) -> int:
     if pos:
         nl = ctx.source.find(b"\n", pos)
         return len(ctx.source) if nl == -1 else nl + 1
-    return 0
+    return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first

@@ -12,7 +12,10 @@ from hipify_py.rules import RuleResult
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
+# A UTF-8 BOM may precede the first directive of a file.
+_INCLUDE = re.compile(
+    rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE
+)
 
 
 def header_target(header: Header, options: Options) -> str | None:
