@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from fixture_cases import FIXTURES
 
 from hipify_py.translate import translate
 
@@ -33,6 +34,55 @@ def test_example_compiles_with_hipcc(example: Path, tmp_path: Path) -> None:
         env=env,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+# Fixture outputs that use only the runtime/device API must compile too (extra confidence).
+COMPILED_TOPICS = (
+    "identifiers",
+    "launch",
+    "keep_launch",
+    "negative",
+    "symbols",
+    "macros",
+    "mixed",
+    "includes",
+    "encoding",
+)
+# Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
+NOT_COMPILABLE = {
+    "macros/token_pasting.hip": "cuda##name builds CUDA names on purpose (reported as HIP102)",
+    "mixed/off_on.hip": "hipify-py: off keeps CUDA code on purpose",
+    "mixed/platform_branches.hip": "the protected HIP branch holds deliberate CUDA lookalikes",
+    "includes/all_headers.hip": "hipBLAS/hipFFT/hipSOLVER/hipCUB and hip_bf16.h are not in Debian's HIP 5.2",
+    "includes/already_hip.hip": "hipblas/hipblas.h is not packaged in Debian",
+    "includes/comments_and_quotes.hip": "includes a user header that does not exist",
+}
+FIXTURE_OUTPUTS = sorted(
+    p
+    for topic in COMPILED_TOPICS
+    for p in (FIXTURES / topic).glob("*.hip")
+    if p.relative_to(FIXTURES).as_posix() not in NOT_COMPILABLE
+)
+
+
+@pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
+@pytest.mark.parametrize(
+    "output", FIXTURE_OUTPUTS, ids=[str(o.relative_to(FIXTURES)) for o in FIXTURE_OUTPUTS]
+)
+def test_fixture_output_compiles_with_hipcc(output: Path) -> None:
+    assert HIPCC is not None, "CI must have hipcc"
+    proc = subprocess.run(
+        [HIPCC, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(output)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_not_compilable_list_is_current() -> None:
+    for name in NOT_COMPILABLE:
+        assert (FIXTURES / name).is_file(), f"stale entry {name}"
 
 
 def test_examples_idempotent() -> None:
