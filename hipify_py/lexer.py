@@ -1,7 +1,8 @@
 """A tiny C lexer for text the parser cannot structure (macro bodies, error regions).
 
 It only needs to tell code identifiers from comments and string/char literals, and whether an
-identifier is a member access (preceded by `.` or `->`).
+identifier is a member access (preceded by `.` or `->`). Numbers are matched as whole pp-numbers so
+a digit separator (`1'000`) never opens a char literal.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _TOKEN = re.compile(
     | (?P<raw>(?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)")
     | (?P<string>(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?)
     | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'?)
+    | (?P<number>\.?\d(?:'?[\w.]|[eEpP][+-])*)
     | (?P<ident>[A-Za-z_]\w*)
     """,
     re.VERBOSE | re.DOTALL,
@@ -43,4 +45,8 @@ def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
 
 def skipped_spans(text: bytes, base: int = 0) -> list[tuple[int, int]]:
     """Spans of comments and string/char literals (never rewritten)."""
-    return [(base + m.start(), base + m.end()) for m in _TOKEN.finditer(text) if m.lastgroup != "ident"]
+    return [
+        (base + m.start(), base + m.end())
+        for m in _TOKEN.finditer(text)
+        if m.lastgroup not in ("ident", "number")
+    ]

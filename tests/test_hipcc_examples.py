@@ -72,7 +72,7 @@ FIXTURE_OUTPUTS = sorted(
 def test_fixture_output_compiles_with_hipcc(output: Path) -> None:
     assert HIPCC is not None, "CI must have hipcc"
     proc = subprocess.run(
-        [HIPCC, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(output)],
+        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(output)],
         capture_output=True,
         text=True,
         env=dict(os.environ, HIP_PLATFORM="amd"),

@@ -74,7 +74,7 @@ def _argument_span(source: bytes, pos: int, index: int) -> tuple[int, int] | Non
     n = len(source)
     while i < n:
         c = source[i]
-        if c in b"\"'":
+        if c in b"\"'" and not (c == ord("'") and source[i - 1 : i].isalnum()):  # 1'000: a separator
             i = _skip_literal(source, i)
             continue
         if source.startswith(b"//", i) or source.startswith(b"/*", i):
