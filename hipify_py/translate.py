@@ -16,7 +16,7 @@ from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.mappings import load_mappings
 from hipify_py.options import Options
-from hipify_py.parser import parse
+from hipify_py.parser import Node, parse
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
@@ -118,6 +118,19 @@ def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
     return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
 
 
+def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bool:
+    """`#ifndef X` directly followed by `#define X` (not `#ifdef __CUDACC__` + some #define)."""
+    if define.type != "preproc_def" or not source[block.start_byte : name.start_byte].strip().startswith(
+        b"#ifndef"
+    ):
+        return False
+    defined = define.child_by_field_name("name")
+    return (
+        defined is not None
+        and source[defined.start_byte : defined.end_byte] == source[name.start_byte : name.end_byte]
+    )
+
+
 def _include_position(ctx: Context) -> int:
     """Before the first top-level #include; else after a header guard/#pragma once; else top."""
     root = ctx.root
@@ -126,7 +139,7 @@ def _include_position(ctx: Context) -> int:
             return child.start_byte
         if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
             inner = [c for c in child.named_children if c.type != "comment"]
-            if len(inner) > 1 and inner[1].type == "preproc_def":
+            if len(inner) > 1 and _is_header_guard(ctx.source, child, inner[0], inner[1]):
                 for grandchild in inner[2:]:
                     if grandchild.type == "preproc_include":
                         return grandchild.start_byte
