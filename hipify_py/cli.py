@@ -15,7 +15,9 @@ from hipify_py.discover import SOURCE_EXTENSIONS, discover
 from hipify_py.options import Options
 from hipify_py.progress import progress_for
 from hipify_py.rename import make_plan
-from hipify_py.report.text import format_diagnostics, format_problem, format_summary
+from hipify_py.report.text import format_diagnostics, format_file_stats, format_problem, format_summary
+from hipify_py.report.write import ReportError, run_info, write_report
+from hipify_py.report.write import report_format as report_format_of
 from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -166,6 +168,24 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write a migration report: .json, .md or .sarif (.sarif.json) by name (repeatable).",
+)
+@click.option(
+    "--report-format",
+    type=click.Choice(["json", "markdown", "sarif"]),
+    default=None,
+    help="Format of every --report FILE regardless of its name.",
+)
+@click.option(
+    "--annotate", is_flag=True, help="Write `// HIPIFY-PY: HIPxxx ...` notes above lines that need attention."
+)
+@click.option("--stats", is_flag=True, help="Also print per-file statistics (lines, references, findings).")
+@click.option(
     "--config",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Configuration file (default: .hipify-py.toml or pyproject.toml found from the paths upwards).",
@@ -196,6 +216,10 @@ def convert(
     rename: str,
     gitignore: bool,
     no_cache: bool,
+    reports: tuple[Path, ...],
+    report_format: str | None,
+    annotate: bool,
+    stats: bool,
 ) -> None:
     """Convert CUDA files or directories to HIP."""
     mode = _mode(in_place, output, diff, check, paths)
@@ -209,6 +233,7 @@ def convert(
         version_policy=version_policy,
         legacy_include_paths=legacy_include_paths,
         ignore_rules=frozenset(ignore_rules),
+        annotate=annotate,
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
     files, problems = discover(
@@ -226,6 +251,10 @@ def convert(
         rename=make_plan([f.path for f in files if f.kind == "source"], rename) if rename != "none" else None,
         cache_dir=None if no_cache else cache_root(),
     )
+    try:  # why before the run: a bad report name must not cost a whole conversion
+        formats = [report_format_of(path, report_format) for path in reports]
+    except ReportError as err:
+        raise click.UsageError(str(err)) from None
     min_show = None if show == "none" else Severity.parse(show)
     progress = progress_for(len(files), quiet)
 
@@ -233,6 +262,8 @@ def convert(
         if outcome.diagnostics or outcome.message or outcome.diff or outcome.text or mode is Mode.CHECK:
             progress.clear()  # why: printed lines must not land inside the bar
         _print_outcome(outcome, mode, min_show, quiet)
+        if stats and not quiet:
+            click.echo(format_file_stats(outcome), err=True)
         progress.advance()
 
     try:
@@ -245,6 +276,16 @@ def convert(
     if not quiet:
         verb = {Mode.CHECK: "would change", Mode.DIFF: "would change"}.get(mode, "converted")
         click.echo(format_summary(outcomes, verb), err=True)
+    if reports:
+        info = run_info(mode.value, options, extra_mappings)
+        for path, fmt in zip(reports, formats, strict=True):
+            try:
+                write_report(path, fmt, outcomes, info)
+            except OSError as err:
+                click.echo(f"hipify-py: cannot write report {path}: {err.strerror or err}", err=True)
+                sys.exit(EXIT_ERROR)
+            if not quiet:
+                click.echo(f"hipify-py: {fmt} report written to {path}", err=True)
     sys.exit(_exit_code(outcomes, problems, mode, severity))
 
 

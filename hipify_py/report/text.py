@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hipify_py.diagnostics import Severity
-from hipify_py.report.summary import totals
+from hipify_py.diagnostics import RULES, Severity
+from hipify_py.report.summary import Totals, file_totals, totals
 from hipify_py.runner import FileOutcome, Status
 
 
@@ -28,28 +28,65 @@ def format_problem(outcome: FileOutcome) -> str | None:
     return None
 
 
+MAX_RULE_LINES = 12  # one screen: the rest is in --report
+
+
 def format_summary(outcomes: Sequence[FileOutcome], verb: str = "converted") -> str:
+    """Run totals in the spirit of `hipify-perl -print-stats`, on one screen."""
     t = totals(outcomes)
     out = [
         f"hipify-py: {t.files} file(s) scanned, {t.changed} {verb}, {t.unchanged} unchanged, "
         f"{t.skipped} skipped, {t.errors} error(s); {t.lines} lines",
     ]
-    if t.identifiers:
-        fams = ", ".join(
-            f"{fam} {n}" for fam, n in sorted(t.identifiers.items(), key=lambda kv: (-kv[1], kv[0]))
+    if t.identifiers or t.counts["unsupported"]:
+        out.append(
+            f"  CUDA refs converted: {t.converted}{_families(t)}; unsupported: {t.counts['unsupported']}"
+            f" ({t.conversion_percent:.1f}% converted)"
         )
-        out.append(f"  identifiers replaced: {sum(t.identifiers.values())} ({fams})")
     extras = [
-        f"{name} {t.counts[name]}"
-        for name in ("launches", "includes", "symbols", "build_files")
+        f"{name.replace('_', ' ')} {t.counts[name]}"
+        for name in ("launches", "includes", "symbols", "build_files", "renamed_includes")
         if t.counts[name]
     ]
     if extras:
         out.append("  " + ", ".join(extras))
-    if t.counts["unsupported"]:
-        out.append(f"  unsupported CUDA API uses: {t.counts['unsupported']}")
     if t.rules:
         sev = ", ".join(f"{t.severities[s]} {s}" for s in ("error", "warning", "info") if t.severities[s])
-        rules = ", ".join(f"{rule} x{n}" for rule, n in sorted(t.rules.items()))
-        out.append(f"  diagnostics: {sev} ({rules})")
+        out.append(f"  diagnostics: {sev}")
+        ranked = sorted(t.rules, key=lambda r: (-_severity(r), -t.rules[r], r))
+        for rule_id in ranked[:MAX_RULE_LINES]:
+            info = RULES.get(rule_id)
+            name, level = (info.name, str(info.severity)) if info else ("", "")
+            out.append(f"    {rule_id} {name:<28} {level:<8} {t.rules[rule_id]:>5}")
+        if len(ranked) > MAX_RULE_LINES:
+            rest = sum(t.rules[r] for r in ranked[MAX_RULE_LINES:])
+            out.append(
+                f"    ... {len(ranked) - MAX_RULE_LINES} more rule(s), {rest} diagnostic(s): see --report"
+            )
     return "\n".join(out)
+
+
+def format_file_stats(outcome: FileOutcome) -> str:
+    """One line per file for `--stats`: LOC, references converted by family, launches, findings."""
+    t = file_totals(outcome)
+    parts = [f"{t.lines} lines", f"{t.converted} refs converted{_families(t)}"]
+    if t.counts["unsupported"]:
+        parts.append(f"{t.counts['unsupported']} unsupported")
+    if t.counts["launches"]:
+        parts.append(f"{t.counts['launches']} launches")
+    findings = ", ".join(f"{rule} x{n}" for rule, n in sorted(t.rules.items()))
+    if findings:
+        parts.append(findings)
+    return f"{outcome.path}: {outcome.status.value}: " + "; ".join(parts)
+
+
+def _families(t: Totals) -> str:
+    if not t.identifiers:
+        return ""
+    ranked = sorted(t.identifiers.items(), key=lambda kv: (-kv[1], kv[0]))
+    return " (" + ", ".join(f"{fam} {n}" for fam, n in ranked) + ")"
+
+
+def _severity(rule_id: str) -> int:
+    info = RULES.get(rule_id)
+    return int(info.severity) if info else 0

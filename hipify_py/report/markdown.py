@@ -1,0 +1,153 @@
+"""`--report x.md`: a Markdown migration report to paste into a pull-request description.
+
+Summary table, references converted by family, one section per rule (id, title, fix hint) listing
+`file:line` links (`path#Lline`, relative to the directory hipify-py ran in); long lists are collapsed
+in <details> so the description stays readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import hipify_py
+from hipify_py.report.summary import (
+    RunInfo,
+    Totals,
+    display_path,
+    file_totals,
+    ordered_diagnostics,
+    ordered_outcomes,
+    rules_used,
+    totals,
+)
+from hipify_py.runner import FileOutcome, Status
+
+COLLAPSE_AFTER = 8  # findings of one rule shown open; more go into <details>
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# why so few: GitHub ignores `_` inside words (hipDeviceProp_t), `>` and `#` matter only at a line start
+_SPECIAL = re.compile(r"([\\*\[\]<|`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+
+
+def render_markdown(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -> str:
+    info = info or RunInfo()
+    t = totals(outcomes)
+    ordered = ordered_outcomes(outcomes, info.cwd)
+    out = ["## hipify-py migration report", "", _byline(info), ""]
+    out += _summary_table(t)
+    if t.identifiers:
+        out += [
+            "",
+            "### CUDA references converted by family",
+            "",
+            "| Family | References |",
+            "| --- | ---: |",
+        ]
+        out += [
+            f"| {fam} | {n} |" for fam, n in sorted(t.identifiers.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+    out += _rule_table(outcomes, t)
+    out += _problem_files(ordered, info)
+    if len(ordered) > 1:
+        out += _file_table(ordered, info)
+    for rule in rules_used(outcomes):
+        out += _rule_section(rule.id, ordered, info)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _byline(info: RunInfo) -> str:
+    parts = [f"hipify-py {hipify_py.__version__}"]
+    if info.mode:
+        parts.append(f"mode `{info.mode}`")
+    if info.mapping_digest:
+        parts.append(f"mapping tables `{info.mapping_digest[:12]}`")
+    if info.latest_hip_version:
+        parts.append(f"tables up to HIP {info.latest_hip_version}")
+    return " · ".join(parts)
+
+
+def _summary_table(t: Totals) -> list[str]:
+    sev = t.severities
+    return [
+        "| Files | Changed | Unchanged | Skipped | Errors | Lines | CUDA refs converted | Unsupported "
+        "| Launches | Conversion | Diagnostics |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        f"| {t.files} | {t.changed} | {t.unchanged} | {t.skipped} | {t.errors} | {t.lines} | {t.converted} "
+        f"| {t.counts['unsupported']} | {t.counts['launches']} | {t.conversion_percent:.1f}% "
+        f"| {sev['error']} error, {sev['warning']} warning, {sev['info']} info |",
+    ]
+
+
+def _rule_table(outcomes: Sequence[FileOutcome], t: Totals) -> list[str]:
+    rules = rules_used(outcomes)
+    if not rules:
+        return ["", "No diagnostics: nothing needs human attention."]
+    out = ["", "### Findings by rule", "", "| Rule | Severity | Count | What |", "| --- | --- | ---: | --- |"]
+    order = sorted(rules, key=lambda r: (-r.severity, r.id))
+    out += [f"| {r.id} `{r.name}` | {r.severity} | {t.rules[r.id]} | {inline(r.title)} |" for r in order]
+    return out
+
+
+def _problem_files(ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
+    bad = [o for o in ordered if o.status in (Status.ERROR, Status.SKIPPED) or o.message]
+    if not bad:
+        return []
+    out = ["", "### Files not converted cleanly", ""]
+    return out + [
+        f"- `{display_path(o.path, info.cwd)}` ({o.status.value}): {inline(o.message)}" for o in bad
+    ]
+
+
+def _file_table(ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
+    out = [
+        "",
+        "<details><summary>Per file</summary>",
+        "",
+        "| File | Status | Lines | Converted | Unsupported | Launches | Error | Warning | Info |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for o in ordered:
+        f = file_totals(o)
+        out.append(
+            f"| {inline(display_path(o.path, info.cwd))} | {o.status.value} | {o.lines} | {f.converted} "
+            f"| {f.counts['unsupported']} | {f.counts['launches']} | {f.severities['error']} "
+            f"| {f.severities['warning']} | {f.severities['info']} |"
+        )
+    return [*out, "", "</details>"]
+
+
+def _rule_section(rule_id: str, ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
+    from hipify_py.diagnostics import RULES
+
+    items = []
+    for o in ordered:
+        path = display_path(o.path, info.cwd)
+        for d in ordered_diagnostics(o):
+            if d.rule == rule_id:
+                items.append(f"- [{inline(path)}:{d.line}]({_link(path)}#L{d.line}) {inline(d.message)}")
+    rule = RULES.get(rule_id)
+    title = f"### {rule_id} `{rule.name}`: {inline(rule.title)}" if rule else f"### {rule_id}"
+    out = ["", title, ""]
+    if rule is not None:
+        out += [f"**{rule.severity}** · {len(items)} finding(s) · **Fix:** {inline(rule.hint)}", ""]
+    if len(items) > COLLAPSE_AFTER:
+        return [*out, f"<details><summary>{len(items)} locations</summary>", "", *items, "", "</details>"]
+    return out + items
+
+
+def _link(path: str) -> str:
+    """A relative link target: spaces and parentheses would end the Markdown link."""
+    from urllib.parse import quote
+
+    return quote(path, safe="/._-~")
+
+
+def inline(text: str) -> str:
+    """Text for one Markdown line: code spans kept, everything else escaped (no HTML, no tables)."""
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_SPECIAL.sub(r"\\\1", text[pos : m.start()]))
+        out.append(m.group(0).replace("|", "\\|"))
+        pos = m.end()
+    out.append(_SPECIAL.sub(r"\\\1", text[pos:]))
+    return " ".join("".join(out).split())
