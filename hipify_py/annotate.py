@@ -25,8 +25,13 @@ _NOTE = re.compile(rb"^[ \t]*//[ \t]*HIPIFY-PY:[ \t]*(HIP\d+)\b")
 _IGNORE = re.compile(rb"^[ \t]*//[ \t]*hipify-py:\s*ignore\b")
 
 
-def annotation_edits(source: bytes, diagnostics: Iterable[Diagnostic]) -> list[Edit]:
-    """Insertions of one note per (anchor line, rule) for diagnostics of severity >= warning."""
+def annotation_edits(
+    source: bytes, diagnostics: Iterable[Diagnostic], edits: Sequence[Edit] = ()
+) -> list[Edit]:
+    """Insertions of one note per (anchor line, rule) for diagnostics of severity >= warning.
+
+    `edits` are the translation's own edits: a note never lands inside a text they replace.
+    """
     wanted = sorted(
         (d for d in diagnostics if d.severity >= Severity.WARNING), key=lambda d: (d.line, d.col, d.rule)
     )
@@ -34,7 +39,7 @@ def annotation_edits(source: bytes, diagnostics: Iterable[Diagnostic]) -> list[E
         return []
     index = LineIndex(source)
     lines = _physical_lines(source, index)
-    blocked = _blocked_lines(source, index, lines)
+    blocked = _blocked_lines(source, index, lines) | _replaced_line_starts(index, edits)
     notes: dict[int, dict[str, Diagnostic]] = {}
     for d in wanted:
         anchor = _anchor(d.line, blocked, len(lines))
@@ -90,6 +95,17 @@ def _blocked_lines(source: bytes, index: LineIndex, lines: Sequence[bytes]) -> s
         first, _ = index.line_col(start)
         last, _ = index.line_col(max(start, end - 1))
         blocked.update(range(first + 1, last + 1))
+    return blocked
+
+
+def _replaced_line_starts(index: LineIndex, edits: Sequence[Edit]) -> set[int]:
+    """Lines that start strictly inside a replaced range (e.g. a launch split across lines)."""
+    blocked: set[int] = set()
+    for edit in edits:
+        if edit.end - edit.start > 1:
+            first, _ = index.line_col(edit.start)
+            last, _ = index.line_col(edit.end - 1)
+            blocked.update(range(first + 1, last + 1))
     return blocked
 
 

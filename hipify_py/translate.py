@@ -77,7 +77,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     if options.annotate:
         from hipify_py.annotate import annotation_edits
 
-        edits = [*edits, *annotation_edits(source, diagnostics)]
+        edits = [*edits, *annotation_edits(source, diagnostics, edits)]
     text = apply_edits(source, edits) if edits else source
     return Result(
         text=text,

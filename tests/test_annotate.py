@@ -9,7 +9,7 @@ from fixture_cases import FIXTURES, cases
 
 from hipify_py.annotate import annotation_edits
 from hipify_py.diagnostics import Diagnostic, Severity
-from hipify_py.edits import apply_edits
+from hipify_py.edits import Edit, apply_edits
 from hipify_py.options import Options
 from hipify_py.source import LineIndex
 from hipify_py.translate import translate
@@ -168,3 +168,31 @@ def test_non_utf8_source_gets_ascii_notes() -> None:
     source = b"// caf\xe9\nx = t % 32;\n"
     out = annotate(source, diag(source, 2, message="caf\u00e9 \u2014 lanes"))
     assert out == b"// caf\xe9\n// HIPIFY-PY: HIP201 caf? ? lanes\nx = t % 32;\n"
+
+
+def test_never_inside_a_replaced_range() -> None:
+    source = b"int a;\nkernel\n    <<<g, 32>>>(x);\nint b;\n"
+    replace = Edit(
+        source.index(b"kernel"), source.index(b"(x)") + 1, b"hipLaunchKernelGGL(kernel, g, 32, 0, 0, "
+    )
+    notes = annotation_edits(source, [diag(source, 3)], [replace])
+    out = apply_edits(source, [replace, *notes])  # no OverlappingEditsError
+    note = b"// HIPIFY-PY: HIP201 lane math assumes 32\n"
+    assert out == b"int a;\n" + note + b"hipLaunchKernelGGL(kernel, g, 32, 0, 0, x);\nint b;\n"
+
+
+def test_annotate_never_breaks_a_translation() -> None:
+    """Every example and fixture converts with --annotate, and the notes are all comment lines."""
+    root = FIXTURES.parent.parent
+    sources = [*FIXTURES.rglob("*.cu"), *(root / "examples").rglob("*.cu")]
+    assert len(sources) > 50
+    for path in sources:
+        source = path.read_bytes()
+        plain, annotated = translate(source, Options()).text, translate(source, Options(annotate=True)).text
+        assert _without_notes(annotated) == _without_notes(plain), path
+
+
+def _without_notes(text: bytes) -> bytes:
+    bom = b"\xef\xbb\xbf" if text.startswith(b"\xef\xbb\xbf") else b""
+    lines = text.removeprefix(bom).splitlines(keepends=True)
+    return bom + b"".join(line for line in lines if b"// HIPIFY-PY: HIP" not in line)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 import hipify_py
+from hipify_py.diagnostics import Rule
 from hipify_py.report.summary import (
     RunInfo,
     Totals,
@@ -51,7 +52,7 @@ def render_markdown(outcomes: Sequence[FileOutcome], info: RunInfo | None = None
     if len(ordered) > 1:
         out += _file_table(ordered, info)
     for rule in rules_used(outcomes):
-        out += _rule_section(rule.id, ordered, info)
+        out += _rule_section(rule, ordered, info)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -116,20 +117,18 @@ def _file_table(ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
     return [*out, "", "</details>"]
 
 
-def _rule_section(rule_id: str, ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
-    from hipify_py.diagnostics import RULES
-
+def _rule_section(rule: Rule, ordered: Sequence[FileOutcome], info: RunInfo) -> list[str]:
     items = []
     for o in ordered:
         path = display_path(o.path, info.cwd)
-        for d in ordered_diagnostics(o):
-            if d.rule == rule_id:
-                items.append(f"- [{inline(path)}:{d.line}]({_link(path)}#L{d.line}) {inline(d.message)}")
-    rule = RULES.get(rule_id)
-    title = f"### {rule_id} `{rule.name}`: {inline(rule.title)}" if rule else f"### {rule_id}"
-    out = ["", title, ""]
-    if rule is not None:
-        out += [f"**{rule.severity}** · {len(items)} finding(s) · **Fix:** {inline(rule.hint)}", ""]
+        items += [
+            f"- [{inline(path)}:{d.line}]({_link(path)}#L{d.line}) {inline(d.message)}"
+            for d in ordered_diagnostics(o)
+            if d.rule == rule.id
+        ]
+    out = ["", f"### {rule.id} `{rule.name}`: {inline(rule.title)}", ""]
+    fix = f" · **Fix:** {inline(rule.hint)}" if rule.hint else ""
+    out += [f"**{rule.severity}** · {len(items)} finding(s){fix}", ""]
     if len(items) > COLLAPSE_AFTER:
         return [*out, f"<details><summary>{len(items)} locations</summary>", "", *items, "", "</details>"]
     return out + items
