@@ -84,7 +84,7 @@ def _rule_table(outcomes: Sequence[FileOutcome], t: Totals) -> list[str]:
     if not rules:
         return ["", "No diagnostics: nothing needs human attention."]
     out = ["", "### Findings by rule", "", "| Rule | Severity | Count | What |", "| --- | --- | ---: | --- |"]
-    order = sorted(rules, key=lambda r: (-r.severity, r.id))
+    order = sorted(rules, key=lambda r: (-r.severity, -t.rules[r.id], r.id))  # as in the terminal
     out += [f"| {r.id} `{r.name}` | {r.severity} | {t.rules[r.id]} | {inline(r.title)} |" for r in order]
     return out
 
