@@ -94,6 +94,18 @@ LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
     (rb"cudnn[A-Z]", "cuDNN", "MIOpen is a port, not a rename: different descriptors and algorithm search"),
 )
 
+# Header path fragments (CUDA header and its HIP/ROCm target) whose include already got a HIP110/HIP101
+# from the include rule, so the first call is not reported again (also on already-converted code).
+LIBRARY_HEADERS: dict[str, tuple[bytes, ...]] = {
+    "NVTX": (b"nvtx", b"roctx"),
+    "NVML": (b"nvml", b"rocm_smi"),
+    "NPP": (b"npp",),
+    "nvJPEG": (b"nvjpeg",),
+    "cuFile": (b"cufile",),
+    "cuTENSOR": (b"cutensor", b"hiptensor"),
+    "cuDNN": (b"cudnn", b"miopen"),
+}
+
 # Byte sizes of basic element types, for __shared__ arrays and sizeof() in size expressions.
 TYPE_SIZES = {
     b"char": 1,

@@ -21,6 +21,7 @@ from hipify_py.rules.detector_data import (
     HIP_DEVICE_PROP_FIELDS,
     HIP_PLATFORM_MACRO,
     LIBRARIES_WITHOUT_HIP,
+    LIBRARY_HEADERS,
     PROP_RENAMES,
     PTX_ONLY_INTRINSICS,
     SYNC_WARP_INTRINSICS,
@@ -727,7 +728,7 @@ def library_usage(ctx: Context, scan: Scan) -> RuleResult:
         for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
             if re.match(prefix, m.group()) and library not in reported:
                 reported.add(library)
-                if library.lower().encode().split()[0] in headers:
+                if any(needle in headers for needle in LIBRARY_HEADERS[library]):
                     break  # the include rule already reported this library at its header
                 msg = f"`{_name(m)}`: {library} has no drop-in HIP counterpart ({advice})"
                 result.diagnostics.append(ctx.diag("HIP110", m.start(), m.end(), msg))
