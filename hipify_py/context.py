@@ -137,9 +137,7 @@ class Context:
         cached = self._opaque_cache.get(key)
         if cached is None:
             text = self.source[region.start_byte : region.end_byte]
-            skipped = lexer.skipped_spans(text, region.start_byte)
-            members = {t.start for t in lexer.identifiers(text, region.start_byte) if t.member}
-            cached = (skipped, members)
+            cached = lexer.scan(text, region.start_byte)
             self._opaque_cache[key] = cached
         return cached
 
@@ -188,6 +186,8 @@ class Context:
             yield start, len(self.source)
 
     def _hip_branches(self) -> Iterator[tuple[int, int]]:
+        if b"HIP" not in self.source and b"ROCM" not in self.source:
+            return  # every guard macro contains one of these: spare most files a whole-file scan
         seen: set[int] = set()
         for m in _HIP_GUARD.finditer(self.source):
             node = self.root.descendant_for_byte_range(m.start(), m.end())

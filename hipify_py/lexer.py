@@ -32,15 +32,35 @@ class Token(NamedTuple):
     member: bool  # preceded by `.` or `->`
 
 
+def _is_member(text: bytes, start: int) -> bool:
+    window = text[max(0, start - 8) : start]
+    # why the `in` tests first: most identifiers follow neither, and they cost far less than the regex
+    if b"." not in window and b"->" not in window:
+        return False
+    return bool(_MEMBER_BEFORE.search(window)) and not window.rstrip().endswith(b"..")
+
+
 def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
     """Identifiers outside comments and literals, with offsets shifted by `base`."""
     for m in _TOKEN.finditer(text):
         if m.lastgroup != "ident":
             continue
         start = m.start()
-        window = text[max(0, start - 8) : start]
-        member = bool(_MEMBER_BEFORE.search(window)) and not window.rstrip().endswith(b"..")
-        yield Token(base + start, base + m.end(), m.group(), member)
+        yield Token(base + start, base + m.end(), m.group(), _is_member(text, start))
+
+
+def scan(text: bytes, base: int = 0) -> tuple[list[tuple[int, int]], set[int]]:
+    """skipped_spans() and the start offsets of member identifiers, in one pass over `text`."""
+    skipped: list[tuple[int, int]] = []
+    members: set[int] = set()
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "ident":
+            if _is_member(text, m.start()):
+                members.add(base + m.start())
+        elif kind != "number":
+            skipped.append((base + m.start(), base + m.end()))
+    return skipped, members
 
 
 def skipped_spans(text: bytes, base: int = 0) -> list[tuple[int, int]]:

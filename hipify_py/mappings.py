@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hipify_py import __version__
 
 # Precedence when one CUDA name appears in several families (e.g. CUstream_st: runtime and driver).
@@ -146,10 +144,14 @@ def mappings_dir() -> Path:
 
 
 def _yaml_loader() -> type:
+    import yaml  # why here: ~10 ms of import that a run served by the marshal cache never needs
+
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _read_yaml(data: bytes, where: Path) -> dict[str, Any]:
+    import yaml
+
     loaded = yaml.load(data, Loader=_yaml_loader())
     if loaded is None:
         return {}

@@ -265,12 +265,14 @@ _WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0
 # Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
 _THREAD_WORDS = re.compile(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
 _LANE_WORDS = re.compile(rb"\blane|Lane|[Ww]arp")
+# The patterns below start with their literal and check the word boundary after it (`__shfl(?<!\w__shfl)`
+# == `\b__shfl`): only a pattern that starts with a literal gets the regex engine's fast prefix search.
 _SHFL_WIDTH = re.compile(
-    rb"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
+    rb"__shfl(?<!\w__shfl)(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
 )
-_SHARED_32 = re.compile(rb"\b__shared__\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
+_SHARED_32 = re.compile(rb"__shared__(?<!\w__shared__)\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
 _HALVING_LOOP = re.compile(
-    rb"\bfor\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
+    rb"for(?<!\wfor)\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
 )
 
 

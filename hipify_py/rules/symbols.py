@@ -23,6 +23,8 @@ _WRAPPED = re.compile(rb"\s*HIP_SYMBOL\s*\(")
 
 def wrap_symbols(ctx: Context) -> RuleResult:
     result = RuleResult()
+    if b"Symbol" not in ctx.source:  # every name in SYMBOL_ARGUMENT has it; most files have none
+        return result
     for m in _CALLS.finditer(ctx.source):
         if ctx.is_protected(m.start()) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
             continue
