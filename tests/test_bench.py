@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import collections
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 
-from hipify_py.translate import translate
+from hipify_py.translate import default_tables, translate
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 
@@ -52,3 +54,20 @@ def test_corpus_files_differ_and_translate(tmp_path: Path) -> None:
     assert len(set(texts)) == len(texts), "every corpus file must be distinct"
     changed = sum(translate(t).text != t for t in texts)
     assert changed > len(texts) // 2
+
+
+def test_renaming_keeps_every_cuda_api_name(tmp_path: Path) -> None:
+    """Per seed file: the CUDA names the tables know occur exactly as often after renaming."""
+    bench = _bench()
+    names = default_tables().names
+    ident = re.compile(rb"[A-Za-z_]\w*")
+    examples, fixtures = bench.corpus_inputs()
+    renamed_any = False
+    for path in examples + fixtures:
+        source = path.read_bytes()
+        copy = bench.rename_symbols(source, b"c3v1")
+        before = collections.Counter(t for t in ident.findall(source) if t in names)
+        after = collections.Counter(t for t in ident.findall(copy) if t in names)
+        assert before == after, path
+        renamed_any |= b"_c3v1" in copy
+    assert renamed_any
