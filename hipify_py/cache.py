@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 CACHE_FORMAT = 1
@@ -112,6 +113,8 @@ class ResultCache:
         try:
             st = os.stat(name)
         except OSError:
+            return None
+        if not S_ISREG(st.st_mode):  # a FIFO named x.cu would block the read forever
             return None
         known = self.files.get(name)
         if known is not None and known[:3] == _stat_key(st):

@@ -11,7 +11,7 @@ from hipify_py import __version__
 from hipify_py.cache import cache_root
 from hipify_py.config import apply_config
 from hipify_py.diagnostics import RULES, Severity
-from hipify_py.discover import SOURCE_EXTENSIONS, discover
+from hipify_py.discover import SOURCE_EXTENSIONS, Found, discover
 from hipify_py.options import Options
 from hipify_py.progress import progress_for
 from hipify_py.rename import make_plan
@@ -59,6 +59,8 @@ def main() -> None:
 
 def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: tuple[Path, ...]) -> Mode:
     chosen = [name for name, on in (("--in-place", in_place), ("--diff", diff), ("--check", check)) if on]
+    if diff and check:  # --check --diff: print the diff and exit 1 on changes (the pre-commit check hook)
+        chosen.remove("--check")
     if output is not None:
         chosen.append("--output")
     if len(chosen) > 1:
@@ -88,7 +90,19 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
 )
 @click.option("-i", "--in-place", is_flag=True, help="Rewrite files in place (atomically).")
 @click.option("--diff", is_flag=True, help="Dry run: print a unified diff, write nothing.")
-@click.option("--check", is_flag=True, help="Exit 1 if anything would change (CI); write nothing.")
+@click.option(
+    "--check", is_flag=True, help="Exit 1 if anything would change (CI); write nothing. With --diff: show it."
+)
+@click.option(
+    "--exit-nonzero-on-change",
+    is_flag=True,
+    help="Exit 1 when a file was changed (--in-place, -o) or would change (--diff), as pre-commit expects.",
+)
+@click.option(
+    "--hip-sources-only",
+    is_flag=True,
+    help="Convert only the files matching the configured `hip-sources` globs (all when unset).",
+)
 @click.option(
     "--keep-launch-syntax", is_flag=True, help="Leave kernel<<<...>>>() launches as is (HIP accepts them)."
 )
@@ -197,6 +211,8 @@ def convert(
     in_place: bool,
     diff: bool,
     check: bool,
+    exit_nonzero_on_change: bool,
+    hip_sources_only: bool,
     keep_launch_syntax: bool,
     roc: bool,
     hip_version: str | None,
@@ -239,6 +255,8 @@ def convert(
     files, problems = discover(
         paths, exts, exclude=exclude, include=include, build_files=build_files, gitignore=gitignore
     )
+    if hip_sources_only:
+        files = _hip_sources(files, paths)
     for problem in problems:
         click.echo(f"hipify-py: {problem.path}: {problem.message}", err=True)
     settings = RunSettings(
@@ -273,6 +291,18 @@ def convert(
         progress.close()
         click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)
         sys.exit(130)
+    except Exception as err:
+        from concurrent.futures import BrokenExecutor  # why lazy: a warm run never starts a pool
+
+        if not isinstance(err, BrokenExecutor):
+            raise
+        progress.close()
+        click.echo(
+            "hipify-py: a worker process died (killed?); the run stopped. Every file is either unchanged "
+            "or fully converted: run again to finish.",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
     if not quiet:
         verb = {Mode.CHECK: "would change", Mode.DIFF: "would change"}.get(mode, "converted")
         click.echo(format_summary(outcomes, verb), err=True)
@@ -286,7 +316,7 @@ def convert(
                 sys.exit(EXIT_ERROR)
             if not quiet:
                 click.echo(f"hipify-py: {fmt} report written to {path}", err=True)
-    sys.exit(_exit_code(outcomes, problems, mode, severity))
+    sys.exit(_exit_code(outcomes, problems, mode, severity, check or exit_nonzero_on_change))
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:
@@ -305,10 +335,33 @@ def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, 
             click.echo(line, err=True)
 
 
-def _exit_code(outcomes: list[FileOutcome], problems: list, mode: Mode, severity: str | None) -> int:
+def _hip_sources(files: list[Found], paths: tuple[Path, ...]) -> list[Found]:
+    """The files matching the configured `hip-sources` globs (fnmatch, relative to the config file's
+    directory; `*` also matches `/`); all files when the key is not set."""
+    import fnmatch
+    import os
+
+    from hipify_py.config import file_settings
+
+    setting = file_settings(paths, click.get_current_context().params.get("config")).get("hip-sources")
+    if setting is None or not setting.value:
+        return files
+    base = os.path.abspath(Path(setting.source).parent)
+
+    def wanted(found: Found) -> bool:
+        rel = Path(os.path.relpath(os.path.abspath(found.path), base)).as_posix()
+        inside = rel != ".." and not rel.startswith("../")
+        return inside and any(fnmatch.fnmatch(rel, glob) for glob in setting.value)
+
+    return [found for found in files if wanted(found)]
+
+
+def _exit_code(
+    outcomes: list[FileOutcome], problems: list, mode: Mode, severity: str | None, fail_on_change: bool
+) -> int:
     if problems or any(o.status is Status.ERROR for o in outcomes):
         return EXIT_ERROR
-    if mode is Mode.CHECK:
+    if mode is Mode.CHECK or fail_on_change:
         if any(o.status is Status.CHANGED for o in outcomes):
             return EXIT_CHANGES
         if severity is not None:

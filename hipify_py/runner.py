@@ -16,7 +16,15 @@ from pathlib import Path
 from hipify_py.cache import Result, ResultCache, content_hash, get_blob, put_blob, settings_digest
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.discover import Found
-from hipify_py.fileio import InputError, atomic_write, backup_copy, is_valid_utf8, read_source, writable
+from hipify_py.fileio import (
+    InputError,
+    atomic_write,
+    backup_copy,
+    is_valid_utf8,
+    read_source,
+    remove_stale_temps,
+    writable,
+)
 from hipify_py.options import Options
 from hipify_py.rename import RenamePlan, update_includes
 
@@ -124,7 +132,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     try:
         source = read_source(path)
     except InputError as err:
-        status = Status.SKIPPED if "binary" in str(err) else Status.ERROR
+        status = Status.SKIPPED if err.skip else Status.ERROR
         return FileOutcome(path, status, message=str(err), kind=found.kind)
     try:
         text, diagnostics, counts = _convert(found, source, settings)
@@ -199,8 +207,20 @@ def _foreign(target: Path, text: bytes) -> bool:
 def _init_worker() -> None:
     # Ctrl-C is handled by the parent, which stops the pool; workers must not print tracebacks.
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A killed parent (SIGKILL) leaves its workers blocked forever on the task queue: stop instead.
+    A file being written stays old; its temp file is removed by the next run (remove_stale_temps)."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def run(
@@ -208,6 +228,8 @@ def run(
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order."""
     jobs = settings.jobs or os.cpu_count() or 1
+    if settings.mode in (Mode.IN_PLACE, Mode.OUTPUT_TREE):  # temp files of a run that was killed
+        remove_stale_temps({output_path(found, settings).parent for found in files})
     cache = _open_cache(files, settings)
     ready: list[FileOutcome | None] = [None] * len(files)
     if cache is not None:
