@@ -132,7 +132,11 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:  # EPERM: it exists, owned by someone else
         return True
-    return True
+    try:  # a killed worker nobody reaped (orphans in a container whose init does not wait) is a zombie
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[:1] != [b"Z"]
+    except OSError:
+        return True  # no /proc: trust kill()
 
 
 def remove_stale_temps(directories: Iterable[Path]) -> list[Path]:
