@@ -176,7 +176,7 @@ def _deliver(
         outcome.text = text
     elif mode is Mode.OUTPUT_TREE:
         if not target.exists() or target.read_bytes() != text:
-            atomic_write(target, text, mode_from=found.path)
+            atomic_write(target, text, mode_from=found.path, durable=False)
     elif mode is Mode.IN_PLACE and (text != source or renamed):
         if not writable(found.path):
             outcome.status = Status.ERROR

@@ -770,17 +770,18 @@ _DECLARATOR_PARENTS = frozenset(
 
 def unknown_cuda_names(ctx: Context, scan: Scan) -> RuleResult:
     tables = ctx.tables
-    hits = [
-        m
-        for m in scan.code(
-            _CUDA_LOOKING,
-            keep=lambda m: (
-                not _known(m.group(), tables)
-                and not _VERSION_MACRO.fullmatch(m.group())
-                and not _LIBRARY_USE.fullmatch(m.group())
-            ),  # HIP110 reports these libraries
-        )
-    ]
+    # why a set first: a file names each CUDA API many times, nearly all of them known; deciding per
+    # distinct name (and skipping the scan when none is unknown) keeps the per-match work in C
+    unknown = {
+        name
+        for name in set(_CUDA_LOOKING.findall(ctx.source))
+        if not _known(name, tables)
+        and not _VERSION_MACRO.fullmatch(name)
+        and not _LIBRARY_USE.fullmatch(name)  # HIP110 reports these libraries
+    }
+    if not unknown:
+        return RuleResult()
+    hits = list(scan.code(_CUDA_LOOKING, keep=lambda m: m.group() in unknown))
     if not hits:
         return RuleResult()
     declared = _declared_names(ctx, hits)
