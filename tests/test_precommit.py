@@ -115,9 +115,30 @@ def test_manifest_is_valid_and_uses_real_options() -> None:
         assert set(hook["types_or"]) <= ALL_TAGS and "cuda" in hook["types_or"]
         program, command, *options = shlex.split(hook["entry"])
         assert (program, command) == ("hipify-py", "convert")
-        assert all(option in help_text for option in options), options
+        assert all(f" {o}" in help_text for o in options if o.startswith("-")), options
     assert "--in-place" in hooks["hipify-py"]["entry"]
     assert "--in-place" not in hooks["hipify-py-check"]["entry"]
+
+
+def _hook_args(hook_id: str) -> list[str]:
+    (hook,) = (h for h in yaml.safe_load(HOOKS_FILE.read_text()) if h["id"] == hook_id)
+    return shlex.split(hook["entry"])[2:]  # without `hipify-py convert`
+
+
+def test_check_hook_entry_fails_on_cuda_apis_hip_lacks(tmp_path: Path) -> None:
+    """HIP code that calls a CUDA API with no HIP counterpart produces no diff, yet must fail the check."""
+    path = tmp_path / "k.cpp"
+    path.write_bytes(HIP + b"void g() { cudaCtxResetPersistingL2Cache(); }\n")
+    result = CliRunner().invoke(main, ["convert", *_hook_args("hipify-py-check"), str(path)])
+    assert result.exit_code == 1
+    assert result.stdout == "" and "HIP101" in result.stderr
+    (tmp_path / "ok.cpp").write_bytes(HIP)
+    assert (
+        CliRunner()
+        .invoke(main, ["convert", *_hook_args("hipify-py-check"), str(tmp_path / "ok.cpp")])
+        .exit_code
+        == 0
+    )
 
 
 def test_convert_hook_fails_the_commit_converts_and_the_retry_passes(
