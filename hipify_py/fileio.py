@@ -48,6 +48,8 @@ def read_source(path: Path) -> bytes:
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror or err}") from None
     if b"\0" in data[:BINARY_SNIFF]:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a BOM: text, but every other byte is NUL
+            raise InputError("UTF-16 text is not supported (convert the file to UTF-8)", skip=True)
         raise InputError("binary file (NUL bytes)", skip=True)
     return data
 

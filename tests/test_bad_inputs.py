@@ -49,6 +49,15 @@ def test_binary_file_is_skipped_and_kept(tmp_path: Path, good: Path) -> None:
     assert good.read_bytes() == HIP
 
 
+def test_utf16_file_is_skipped_with_its_own_message(tmp_path: Path, good: Path) -> None:
+    wide = "\ufeff// wide\ncudaFree(p);\n".encode("utf-16-le")
+    (tmp_path / "wide.cu").write_bytes(wide)
+    result = in_place(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "wide.cu: skipped: UTF-16 text is not supported" in result.stderr
+    assert (tmp_path / "wide.cu").read_bytes() == wide and good.read_bytes() == HIP
+
+
 @pytest.mark.parametrize(
     "comment",
     ["// café, naïve, ½\n".encode("latin-1"), "// 中文注释：分配显存\n".encode("gbk")],
