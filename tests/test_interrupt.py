@@ -87,7 +87,8 @@ def _wait_for_first_write(proc: subprocess.Popen[bytes], tree: Path) -> None:
         time.sleep(0.005)
 
 
-def _children(pid: int) -> list[int]:
+def _live_processes(field: int, value: int) -> list[int]:
+    """Pids of non-zombie processes whose /proc stat field (1: ppid, 2: process group) equals `value`."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -95,22 +96,17 @@ def _children(pid: int) -> list[int]:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid and fields[0] != "Z":
+            if int(fields[field]) == value and fields[0] != "Z":
                 found.append(int(entry.name))
     return found
 
 
+def _children(pid: int) -> list[int]:
+    return _live_processes(1, pid)
+
+
 def _group_alive(pgid: int) -> list[int]:
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                alive.append(int(entry.name))
-    return alive
+    return _live_processes(2, pgid)
 
 
 def _check_old_or_new(tree: Path, old: dict[str, bytes], new: dict[str, bytes]) -> int:
