@@ -7,7 +7,8 @@ Layout under the cache directory ($HIPIFY_PY_CACHE_DIR, else $XDG_CACHE_HOME/hip
   `written` output path -> (mtime_ns, size, inode, output hash): files this tool wrote (-o mode),
             so an unchanged re-run skips writing a target that already has the right bytes.
   One read of one file per run: 1,000 small cache files would cost more than the work they save.
-- `blobs/xx/<hash>`: converted texts (only -o/--diff/stdout runs store them), read only on demand.
+- `blobs/xx/<hash>`: converted texts (only --diff/stdout runs store them), read only on demand;
+  an -o run's outputs are their own copies (`written`), re-read when another target needs them.
 
 The settings digest covers the tool version, a stamp of the package code and mapping tables,
 the contents of extra mapping files, the translation options, build options and rename plan.
@@ -95,6 +96,7 @@ class ResultCache:
         self.written: dict[str, tuple[int, int, int, str]] = {}
         self.dirty = False
         self.hits = self.misses = 0
+        self._by_hash: dict[str, list[str]] | None = None
         self._load()
 
     def _load(self) -> None:
@@ -168,12 +170,34 @@ class ResultCache:
     def target_has(self, target: Path, out_hash: str) -> bool:
         """True when `target` still holds what this tool wrote there, which was `out_hash`."""
         entry = self.written.get(os.path.abspath(target))
-        if entry is None or entry[3] != out_hash or entry[0] < 0:
+        if entry is None or entry[3] != out_hash:
             return False
         try:
-            return entry[:3] == _stat_key(os.stat(target))
+            if entry[0] >= 0 and entry[:3] == _stat_key(os.stat(target)):
+                return True
+            with open(target, "rb") as handle:  # racy or touched: the bytes decide (no translation)
+                return content_hash(handle.read()) == out_hash
         except OSError:
             return False
+
+    def written_copy(self, out_hash: str) -> bytes | None:
+        """The bytes of any output this tool wrote with `out_hash` that is still intact, else None."""
+        if self._by_hash is None:  # built on the first need: most runs never ask
+            self._by_hash = {}
+            for target, entry in self.written.items():
+                self._by_hash.setdefault(entry[3], []).append(target)
+        for target in self._by_hash.get(out_hash, ()):
+            entry = self.written.get(target)
+            if entry is None or entry[3] != out_hash:
+                continue
+            try:
+                with open(target, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            if content_hash(data) == out_hash:
+                return data
+        return None
 
     def note_written(self, target: Path, out_hash: str) -> None:
         try:

@@ -152,7 +152,9 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     outcome.output = target
     if settings.cache_dir is not None:
         outcome.in_hash, outcome.out_hash = content_hash(source), content_hash(text)
-        if text != source and settings.mode in (Mode.OUTPUT_TREE, Mode.DIFF, Mode.STDOUT):
+        # why not -o: the written output is the copy (ResultCache.written_copy); a blob per file
+        # would double the file creations of a cold run, the dominant cost after translation
+        if text != source and settings.mode in (Mode.DIFF, Mode.STDOUT):
             put_blob(settings.cache_dir, outcome.out_hash, text)
     try:
         _deliver(found, source, text, target, settings, outcome)
@@ -343,7 +345,9 @@ def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> File
         source = read_source(found.path)
     except InputError:
         return None
-    text = get_blob(cache.root, result.out_hash) if result.changed else source
+    text = source
+    if result.changed:
+        text = get_blob(cache.root, result.out_hash) or cache.written_copy(result.out_hash)
     if text is None:
         return None
     try:

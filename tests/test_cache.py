@@ -119,21 +119,37 @@ def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path, _private_cache: Pa
     assert _cached(_run(root)) == [True] * 3
 
 
-def test_output_tree_hit_skips_write_and_restores_deleted_target(tmp_path: Path) -> None:
+def test_output_tree_restores_edited_or_deleted_target(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
     out = tmp_path / "out"
     _run(root, Mode.OUTPUT_TREE, output_dir=out)
     expected = (out / "a.cu").read_bytes()
     (out / "a.cu").write_bytes(b"edited by hand\n")  # the target no longer has what we wrote
     outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=out)
-    assert _cached(outcomes) == [True] * 3
+    # the edited output was the only copy of a.cu's text: translated again; the others are hits
+    assert _cached(outcomes) == [False, True, True]
     assert (out / "a.cu").read_bytes() == expected
     (out / "a.cu").unlink()
     (out / "sub" / "hip.cpp").unlink()
     outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=out)
-    assert _cached(outcomes) == [True] * 3  # written from the stored text, no translation
+    assert _cached(outcomes) == [False, True, True]  # an unchanged file is its own output
     assert (out / "a.cu").read_bytes() == expected
     assert (out / "sub" / "hip.cpp").read_bytes() == HIP
+
+
+def test_output_tree_into_a_new_directory_copies_earlier_outputs(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    _run(root, Mode.OUTPUT_TREE, output_dir=tmp_path / "out1")
+    assert not (tmp_path / "cache" / "blobs").exists()  # -o stores no blobs: the outputs are the copies
+    outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=tmp_path / "out2")
+    assert _cached(outcomes) == [True] * 3
+    for name in ("a.cu", "sub/b.cuh", "sub/hip.cpp"):
+        assert (tmp_path / "out2" / name).read_bytes() == (tmp_path / "out1" / name).read_bytes()
+    for out in ("out1", "out2"):
+        (tmp_path / out / "a.cu").write_bytes(b"damaged\n")  # a copy that changed is not used
+    outcomes = _run(root, Mode.OUTPUT_TREE, output_dir=tmp_path / "out3")
+    assert _cached(outcomes) == [False, True, True]
+    assert (tmp_path / "out3" / "a.cu").read_bytes().startswith(b"#include <hip/hip_runtime.h>")
 
 
 def test_output_tree_unchanged_target_not_rewritten(tmp_path: Path) -> None:
