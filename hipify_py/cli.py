@@ -146,6 +146,11 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
 )
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
 @click.option(
+    "--force-exclude",
+    is_flag=True,
+    help="Apply --exclude to files named on the command line too (as the pre-commit hooks do).",
+)
+@click.option(
     "--build-files/--no-build-files",
     default=True,
     show_default=True,
@@ -223,6 +228,7 @@ def convert(
     show: str,
     extensions: tuple[str, ...],
     exclude: tuple[str, ...],
+    force_exclude: bool,
     build_files: bool,
     backup: str | None,
     jobs: int,
@@ -253,7 +259,13 @@ def convert(
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
     files, problems = discover(
-        paths, exts, exclude=exclude, include=include, build_files=build_files, gitignore=gitignore
+        paths,
+        exts,
+        exclude=exclude,
+        include=include,
+        build_files=build_files,
+        gitignore=gitignore,
+        force_exclude=force_exclude,
     )
     if hip_sources_only:
         files = _hip_sources(files, paths)

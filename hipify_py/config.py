@@ -56,6 +56,7 @@ KEYS: Mapping[str, Key] = {
     for k in (
         Key("include", "include", "list"),
         Key("exclude", "exclude", "list"),
+        Key("force-exclude", "force_exclude", "bool"),
         Key("extensions", "extensions", "list"),
         Key("extra-mappings", "extra_mappings", "paths"),
         Key("ignore", "ignore_rules", "list"),

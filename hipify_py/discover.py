@@ -52,11 +52,13 @@ def discover(
     build_files: bool = True,
     ignored: frozenset[Path] = frozenset(),
     gitignore: bool = False,
+    force_exclude: bool = False,
 ) -> tuple[list[Found], list[Problem]]:
     """Files under `paths` (sorted, unique) and problems (missing paths, loops, unreadable dirs).
 
     With `gitignore`, files git ignores (.gitignore, .git/info/exclude, core.excludesFile) are skipped
-    when walking a directory inside a git work tree; a file named explicitly is always taken.
+    when walking a directory inside a git work tree; a file named explicitly is always taken, and
+    matched against `exclude` only with `force_exclude` (pre-commit names every staged file).
     """
     found: dict[Path, Found] = {}
     problems: list[Problem] = []
@@ -65,6 +67,8 @@ def discover(
             problems.append(Problem(path, "no such file or directory"))
             continue
         if path.is_file():
+            if force_exclude and exclude and _excluded(_display_path(path), exclude):
+                continue
             # A file named explicitly is converted whatever its extension, unless it is binary.
             kind = file_kind(path, extensions, build_files) or "source"
             found.setdefault(path, Found(path, path.parent, kind))
@@ -88,6 +92,13 @@ def discover(
             if kind is not None:
                 found.setdefault(file, Found(file, path, kind))
     return sorted(found.values(), key=lambda f: str(f.path)), problems
+
+
+def _display_path(path: Path) -> str:
+    """`path` relative to the working directory when inside it (as pre-commit names files), posix."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, os.getcwd())
+    return Path(absolute if rel == ".." or rel.startswith("../") else rel).as_posix()
 
 
 def git_ignored(directory: Path) -> frozenset[str]:

@@ -120,3 +120,36 @@ def test_mixed_tree_hip_files_untouched(tmp_path: Path) -> None:
         assert path.read_bytes() == HIP
         assert path.stat().st_mtime == old
     assert b"hipMalloc" in (root / "cuda" / "todo.cu").read_bytes()
+
+
+def test_force_exclude_applies_exclude_to_named_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _tree(tmp_path / "t")
+    monkeypatch.chdir(root)  # pre-commit names staged files relative to the repository root
+    named = [Path("src/a.cu"), Path("build/gen.cu"), Path("src/deep/b.cu")]
+
+    def taken(**kwargs: object) -> list[str]:
+        files, problems = discover(named, **kwargs)  # type: ignore[arg-type]
+        assert not problems
+        return [f.path.as_posix() for f in files]
+
+    assert taken(exclude=["build"]) == ["build/gen.cu", "src/a.cu", "src/deep/b.cu"]  # named: taken
+    assert taken(exclude=["build"], force_exclude=True) == ["src/a.cu", "src/deep/b.cu"]
+    assert taken(exclude=["src/deep/*"], force_exclude=True) == ["build/gen.cu", "src/a.cu"]
+    # an absolute name is matched by its path relative to the working directory
+    files, _ = discover([root / "build" / "gen.cu"], exclude=["build/*"], force_exclude=True)
+    assert files == []
+
+
+def test_force_exclude_from_config_through_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "t")
+    (root / ".hipify-py.toml").write_text('exclude = ["build"]\nforce-exclude = true\n')
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(
+        main, ["convert", "--check", "build/gen.cu", "src/a.cu"], catch_exceptions=False
+    )
+    assert "would convert src/a.cu" in result.output and "gen.cu" not in result.output
+    assert result.exit_code == 1
+    result = CliRunner().invoke(main, ["convert", "--check", "build/gen.cu"], catch_exceptions=False)
+    assert result.exit_code == 0 and "0 file(s) scanned" in result.output

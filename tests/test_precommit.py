@@ -212,3 +212,18 @@ def test_try_repo(tmp_path: Path, home: Path, hooks_repo: tuple[Path, str]) -> N
     assert tried.returncode == 1, tried.stdout + tried.stderr
     assert "hipify-py (convert CUDA to HIP)" in tried.stdout
     assert (project / "k.cu").read_bytes() == HIP
+
+
+def test_convert_hook_leaves_configured_excludes_alone(
+    tmp_path: Path, home: Path, hooks_repo: tuple[Path, str]
+) -> None:
+    """pre-commit names every staged file; the project's `exclude` still applies (--force-exclude)."""
+    env = _env(home)
+    project = _project(tmp_path / "project", env, ["hipify-py"], hooks_repo)
+    (project / ".hipify-py.toml").write_text('exclude = ["vendor"]\n')
+    (project / "vendor").mkdir()
+    (project / "vendor" / "k.cu").write_bytes(CUDA)  # vendored CUDA code stays as it is
+    _git(project, env, "add", ".hipify-py.toml", "vendor/k.cu")
+    ok = _run(["git", "commit", "-q", "-m", "vendor"], project, env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert (project / "vendor" / "k.cu").read_bytes() == CUDA
