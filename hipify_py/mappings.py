@@ -40,6 +40,8 @@ FAMILY_ORDER: tuple[str, ...] = (
 )
 HEADERS_FILE = "headers.yaml"
 NAMESPACES_FILE = "namespaces.yaml"
+# names checked absent in a real install (made by scripts/check_hip_headers.py)
+HIP_HEADERS_GLOB = "hip-headers-*.yaml"
 CUSTOM_FAMILY = "custom"
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
 CACHE_FORMAT = 2  # bump when the cached payload layout changes
@@ -103,6 +105,8 @@ class Mappings:
     digest: str
     latest_hip_version: str
     namespaces: tuple[Namespace, ...] = ()
+    # HIP/ROC name -> highest library version whose installed headers were checked not to declare it
+    absent_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Entry))
@@ -241,13 +245,24 @@ def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     ]
 
 
+def _absent_records(doc: Mapping[str, Any], where: str) -> list[list[str]]:
+    """[name, version] pairs from `hip_headers: [{library, version, absent: [names]}]`."""
+    records: list[list[str]] = []
+    for i, block in enumerate(doc.get("hip_headers") or []):
+        if not isinstance(block, dict) or not block.get("version"):
+            raise ValueError(f"{where}: hip_headers block {i + 1} needs a `version`")
+        version = str(block["version"])
+        records.extend([str(name), version] for name in block.get("absent") or ())
+    return records
+
+
 def _builtin_files(directory: Path) -> list[Path]:
     files = [directory / f"{family}.yaml" for family in FAMILY_ORDER]
     missing = [str(p) for p in files if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"mapping tables missing: {', '.join(missing)}")
     optional = [directory / HEADERS_FILE, directory / NAMESPACES_FILE]
-    return files + [p for p in optional if p.is_file()]
+    return files + [p for p in optional if p.is_file()] + sorted(directory.glob(HIP_HEADERS_GLOB))
 
 
 def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:
@@ -262,16 +277,18 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     families: list[tuple[str, dict[str, str], list[tuple]]] = []
     headers: list[tuple] = []
     namespaces: list[tuple] = []
+    absent: list[list[str]] = []
     for path, data in blobs:
         doc = _read_yaml(data, path)
         headers.extend(_header_records(doc, str(path)))
         namespaces.extend(_namespace_records(doc, str(path)))
+        absent.extend(_absent_records(doc, str(path)))
         if "entries" not in doc and "sections" not in doc and "family" not in doc:
             continue  # headers.yaml (or a user file with only headers)
         family = str(doc.get("family") or default_family)
         library = {str(k): str(v) for k, v in (doc.get("library") or {}).items()}
         families.append((family, library, _entry_records(doc, family, str(path))))
-    return {"families": families, "headers": headers, "namespaces": namespaces}
+    return {"families": families, "headers": headers, "namespaces": namespaces, "absent": absent}
 
 
 def cache_dir() -> Path | None:
@@ -385,6 +402,10 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     headers = {record[0]: Header(*record) for record in (*builtin["headers"], *extra["headers"])}
     # a user file may redefine a namespace: the last definition of a CUDA namespace wins
     namespaces = {r[0]: Namespace(*r) for r in (*builtin.get("namespaces", ()), *extra.get("namespaces", ()))}
+    absent_in: dict[str, str] = {}
+    for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
+        if compare_versions(version, absent_in.get(name, "")) > 0:
+            absent_in[name] = version  # absent in a later release implies absent before it
     return Mappings(
         by_cuda=_index_by_cuda(families, overrides),
         families=families,
@@ -394,6 +415,7 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
         digest=digest,
         latest_hip_version=_latest_version(e for entries in families.values() for e in entries),
         namespaces=tuple(namespaces.values()),
+        absent_in=absent_in,
     )
 
 

@@ -7,6 +7,7 @@ bodies and error regions) decides whether each hit is code, a member, a comment 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.diagnostics import Diagnostic
@@ -28,15 +29,24 @@ def replacement(entry: Entry, options: Options) -> tuple[str | None, bool]:
 _ROC_FAMILIES = frozenset({"cublas", "curand", "cusolver", "cusparse", "cudnn"})
 
 
-def _version_findings(entry: Entry, options: Options) -> list[tuple[str, str]]:
-    """(rule id, message) pairs about versions for a supported entry."""
+def _version_findings(entry: Entry, options: Options, absent_in: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(rule id, message) pairs about versions for a supported entry.
+
+    `absent_in` (name -> version whose real headers lack it, mappings/hip-headers-*.yaml) catches
+    names the reference tables date too early.
+    """
     found: list[tuple[str, str]] = []
     target = options.hip_version
     added = entry.roc_added if options.roc and entry.roc else entry.hip_added
     name = entry.roc if options.roc and entry.roc else entry.hip
+    verb = "left as is" if options.version_policy == "keep" else "rewritten"
+    checked = absent_in.get(name or "", "")
     if target and added and compare_versions(added, target) > 0:
-        verb = "left as is" if options.version_policy == "keep" else "rewritten"
         found.append(("HIP103", f"{entry.cuda} -> {name} needs HIP >= {added} (target {target}); {verb}"))
+    elif target and checked and compare_versions(target, checked) <= 0:
+        dated = f"the tables say {added}" if added else "the tables give no version"
+        where = f"not in the HIP {checked} headers ({dated}; target {target})"
+        found.append(("HIP103", f"{entry.cuda} -> {name} is {where}; {verb}"))
     removed = entry.roc_removed if options.roc and entry.roc else entry.hip_removed
     deprecated = entry.roc_deprecated if options.roc and entry.roc else entry.hip_deprecated
     if removed and (not target or compare_versions(removed, target) <= 0):
@@ -170,7 +180,7 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         result.counts["unsupported"] += 1
         return
     new, fell_back = replacement(entry, options)
-    findings = _version_findings(entry, options)
+    findings = _version_findings(entry, options, ctx.tables.mappings.absent_in)
     for rule_id, message in findings:
         result.diagnostics.append(ctx.diag(rule_id, start, end, message))
     if fell_back:
