@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # why: the entries come from the project's own loader
 
-from hipify_py.mappings import Entry, compare_versions, load_mappings  # noqa: E402
+from hipify_py.mappings import Entry, Header, compare_versions, load_mappings  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -422,6 +422,20 @@ def check_entries(
     return checks
 
 
+def check_headers(headers: Iterable[Header], root: Path, versions: Mapping[str, str]) -> list[Check]:
+    """headers.yaml rows of installed libraries: is the include the tool writes really there?"""
+    checks: list[Check] = []
+    for header in sorted(headers, key=lambda h: h.cuda):
+        hip_lib, roc_lib = FAMILY_LIBRARIES.get(header.family, (None, None))
+        for side, lib, name in (("hip", hip_lib, header.hip), ("roc", roc_lib, header.roc)):
+            if lib and name and lib in versions:
+                klass = classify(
+                    (root / name).is_file(), header.hip_added if side == "hip" else "", "", versions[lib]
+                )
+                checks.append(Check("headers", side, lib, header.cuda, name, header.hip_added, "", klass))
+    return checks
+
+
 def counts_by_family(checks: Iterable[Check]) -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = {}
     for c in checks:
@@ -511,6 +525,7 @@ class Result:
     compiler: bool = False  # presence decided by hipcc (else by the scan alone)
     scan_missed: set[str] = field(default_factory=set)  # scan: absent, hipcc: declared
     scan_invented: set[str] = field(default_factory=set)  # scan: declared, hipcc: undeclared
+    header_checks: list[Check] = field(default_factory=list)  # headers.yaml targets: files present?
 
 
 def run_check(
@@ -518,7 +533,9 @@ def run_check(
     library_versions: Mapping[str, str] | None = None,
     hipcc: str | None = None,
     families: Mapping[str, Sequence[Entry]] | None = None,
+    headers: Sequence[Header] | None = None,
 ) -> Result:
+    """`families` and `headers` replace the project's tables (tests); given families alone, no headers."""
     if not (root / "hip" / "hip_version.h").is_file():
         raise FileNotFoundError(f"{root}: no hip/hip_version.h (not a HIP include root)")
     version = hip_version(root)
@@ -527,16 +544,20 @@ def run_check(
     scans = {lib: scan_files(header_files(root, LIBRARY[lib])) for lib in installed}
     # why: every HIP library header includes hip_runtime, so HIP's own names are visible to it
     declared = {lib: scans[lib].declared | scans["hip"].declared | COMPILER_MACROS for lib in installed}
-    families = families if families is not None else load_mappings().families
+    if families is None:
+        tables = load_mappings()
+        families, headers = tables.families, list(tables.headers.values()) if headers is None else headers
+    header_checks = check_headers(headers or (), root, versions)
     checks = check_entries(families, lambda lib, name: is_present(name, declared[lib]), versions)
     if not hipcc:
-        return Result(version, versions, checks, scans)
+        return Result(version, versions, checks, scans, header_checks=header_checks)
     names = sorted({c.name for c in checks})
     headers = [h for lib in installed for h in LIBRARY[lib].probe if (root / h).is_file()]
     undeclared = undeclared_by_hipcc(hipcc, root, names, headers)
     truth = check_entries(families, lambda lib, name: name not in undeclared, versions)
     scan_absent = {c.name for c in checks if c.klass in ABSENT_CLASSES}
-    return Result(version, versions, truth, scans, True, scan_absent - undeclared, undeclared - scan_absent)
+    missed, invented = scan_absent - undeclared, undeclared - scan_absent
+    return Result(version, versions, truth, scans, True, missed, invented, header_checks)
 
 
 ABSENT_CLASSES = frozenset({"agree-absent", "agree-removed", "dangerous"})
@@ -557,7 +578,7 @@ def report_text(result: Result) -> str:
         f"HIP {result.hip_version}; libraries: " + ", ".join(f"{k} {v}" for k, v in result.versions.items())
     ]
     lines.append(f"{'family/side':<18}" + "".join(f"{k:>15}" for k in CLASSES))
-    for fam, counts in sorted(counts_by_family(result.checks).items()):
+    for fam, counts in sorted(counts_by_family([*result.checks, *result.header_checks]).items()):
         lines.append(f"{fam:<18}" + "".join(f"{counts.get(k, 0):>15}" for k in CLASSES))
     if result.compiler:
         lines.append(
@@ -566,7 +587,7 @@ def report_text(result: Result) -> str:
         )
         for label, names in (("missed", result.scan_missed), ("invented", result.scan_invented)):
             lines.extend(f"  scan {label}: {name}" for name in sorted(names))
-    dangerous = [c for c in result.checks if c.klass == "dangerous"]
+    dangerous = [c for c in [*result.checks, *result.header_checks] if c.klass == "dangerous"]
     lines.append(f"dangerous ({len(dangerous)}): absent, yet the table says available by then")
     for c in dangerous:
         hint = " (mentioned in headers)" if c.name in result.scans[c.library].mentioned else ""
@@ -610,9 +631,9 @@ def main(argv: Sequence[str] | None = None, families: Mapping[str, Sequence[Entr
         text = facts_yaml(source, result.versions, absent, result.compiler, command)
         args.write_facts.write_text(text, encoding="utf-8")
     if args.json:
-        rows = [c.__dict__ for c in result.checks]
+        rows = [c.__dict__ for c in [*result.checks, *result.header_checks]]
         args.json.write_text(json.dumps({"versions": result.versions, "checks": rows}, indent=1) + "\n")
-    return 1 if any(c.klass == "dangerous" for c in result.checks) else 0
+    return 1 if any(c.klass == "dangerous" for c in [*result.checks, *result.header_checks]) else 0
 
 
 if __name__ == "__main__":

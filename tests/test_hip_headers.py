@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from hipify_py.mappings import Entry, compare_versions, load_mappings
+from hipify_py.mappings import Entry, Header, compare_versions, load_mappings
 from hipify_py.options import Options
 from hipify_py.translate import translate
 
@@ -170,6 +170,26 @@ def test_every_classification_on_a_synthetic_install(tmp_path: Path) -> None:
     assert counts["curand/hip"] == {"agree-present": 2, "agree-absent": 1}
 
 
+HEADERS = [
+    Header("cuda_runtime_api.h", "hip/hip_runtime_api.h", "runtime"),
+    Header("cuda_bf16.h", "hip/hip_bf16.h", "device", hip_added="5.7.0"),
+    Header("cuda_missing.h", "hip/hip_missing.h", "runtime"),
+    Header("curand.h", "hiprand/hiprand.h", "curand", roc="rocrand/rocrand.h"),  # rocRAND not installed
+    Header("cublas_v2.h", "hipblas/hipblas.h", "cublas"),  # not installed
+]
+
+
+def test_header_targets(tmp_path: Path) -> None:
+    result = CHK.run_check(synthetic_root(tmp_path), families={}, headers=HEADERS)
+    assert {(c.cuda, c.side, c.klass) for c in result.header_checks} == {
+        ("cuda_runtime_api.h", "hip", "agree-present"),
+        ("cuda_bf16.h", "hip", "agree-absent"),
+        ("cuda_missing.h", "hip", "dangerous"),
+        ("curand.h", "hip", "agree-present"),
+    }
+    assert CHK.main(["--include", str(tmp_path / "include"), "--no-hipcc"], {}) == 0  # nothing dangerous
+
+
 def test_library_version_override(tmp_path: Path) -> None:
     """hipRAND headers from a newer ROCm than HIP: a name added in that release is then expected."""
     root = synthetic_root(tmp_path)
@@ -286,8 +306,15 @@ def test_committed_facts_match_the_installed_headers(real_scan: object) -> None:
     command in its header comment when the tables or the installed packages change."""
     derived = CHK.absent_by_library(real_scan.checks)
     committed = {lib: set(block["absent"] or ()) for lib, block in committed_facts().items()}
-    assert derived == committed
+    assert derived == committed, f"regenerate {FACTS.name} with the command in its header comment"
     assert real_scan.hip_version == "5.2"
+
+
+@need_headers
+def test_every_header_the_tool_writes_exists_or_is_dated_later(real_scan: object) -> None:
+    """headers.yaml targets of installed libraries: none is missing while dated at or before the install."""
+    assert real_scan.header_checks
+    assert [c for c in real_scan.header_checks if c.klass == "dangerous"] == []
 
 
 @need_headers
