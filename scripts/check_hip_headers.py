@@ -595,6 +595,18 @@ def report_text(result: Result) -> str:
     return "\n".join(lines)
 
 
+def coverage_text(result: Result, absent_in: Mapping[str, str]) -> str:
+    """How many dangerous rows the shipped hip-headers-*.yaml facts turn into HIP103 warnings
+    when --hip-version is the installed version."""
+    dangerous = [c for c in result.checks if c.klass == "dangerous"]
+    known = [
+        c for c in dangerous if compare_versions(absent_in.get(c.name, ""), result.versions[c.library]) >= 0
+    ]
+    return (
+        f"dangerous rows the tool already warns about (hip-headers-*.yaml): {len(known)} of {len(dangerous)}"
+    )
+
+
 def _library_version(text: str) -> tuple[str, str]:
     lib, sep, version = text.partition("=")
     if not sep or lib not in LIBRARY or not version:
@@ -624,6 +636,8 @@ def main(argv: Sequence[str] | None = None, families: Mapping[str, Sequence[Entr
     hipcc = None if args.no_hipcc else (args.hipcc or shutil.which("hipcc"))
     result = run_check(args.include, dict(args.library_version), hipcc, families)
     print(report_text(result))
+    if families is None:
+        print(coverage_text(result, load_mappings().absent_in))
     if args.write_facts:
         source = args.source or f"{args.include} (HIP {result.hip_version})"
         command = " ".join(["scripts/check_hip_headers.py", *(shlex.quote(a) for a in argv_list)])
