@@ -79,7 +79,9 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "HIP counterpart is newer than the target HIP version",
             "Raise --hip-version, or keep a CUDA-only path for older ROCm releases.",
             "The HIP counterpart of this CUDA name was added in a HIP release newer than the target "
-            "given with --hip-version; the translated code will not compile against the older HIP.",
+            "given with --hip-version; the translated code will not compile against the older HIP. "
+            "Names the headers of a real install lack (mappings/hip-headers-*.yaml) count as newer "
+            "than that install even where the reference tables date them earlier.",
         ),
         Rule(
             "HIP104",
