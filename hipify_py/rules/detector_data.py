@@ -141,10 +141,29 @@ TYPE_SIZES = {
     b"double2": 16,
 }
 
-# Names users give their own error-check helpers; not unknown CUDA APIs.
+# Names users give their own error-check helpers (cudaCheck, CUDA_CHECK, CUFFT_CHECK, CUDA_KERNEL_ASSERT,
+# CUDA_RT_CALL); not unknown CUDA APIs. CUDA itself has no such names outside the tables.
 USER_HELPER_NAME = re.compile(
     rb"^(?:cuda|CUDA_?)(?:Check|CHECK|SafeCall|SAFE_CALL|Assert|ASSERT|Try|TRY|Call|CALL|Err|ERR|"
     rb"Error(?:Check)?|ERROR(?:_CHECK)?|Ok|OK)\w*$"
+    rb"|^(?:CUDA|CU[A-Z]+)_(?:\w+_)?(?:CHECK|ASSERT|CALL|TRY|SAFE_CALL)(?:_\w+)?$"
+    rb"|^cu[a-z]+(?:Check|Assert|SafeCall)\w*$"
+)
+
+# Version macros of the CUDA libraries (cublas_api.h, cudnn_version.h, ...): undefined under hipcc like
+# CUDA_VERSION, so `#if CUBLAS_VERSION >= 11600` changes silently on ROCm (HIP301, not HIP102).
+LIBRARY_VERSION_MACROS = (
+    rb"CUBLAS_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|CUDNN_(?:VERSION|MAJOR|MINOR|PATCHLEVEL)|"
+    rb"CUFFT_VER(?:SION|_MAJOR|_MINOR|_PATCH)|CURAND_VER(?:SION|_MAJOR|_MINOR|_PATCH)|"
+    rb"CUSPARSE_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|CUSOLVER_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|"
+    rb"CUTENSOR_(?:VERSION|MAJOR|MINOR|PATCH)|NVRTC_VERSION"
+)
+
+# Families (name prefixes) of real CUDA constants newer than the mapping tables: an unknown
+# SCREAMING_CASE name is reported as HIP102 only when its family is one the tables know (CU_TENSOR_MAP_*)
+# or one of these; `CUDA_NUM_THREADS`, `CUDA_PTX_FP8_CVT_ENABLED` are project macros.
+EXTRA_CUDA_FAMILIES = frozenset(
+    (b"CU_MEMCPY_", b"CUDA_API_", b"CU_LAUNCH_", b"CU_GREEN_", b"CU_DEV_SM_", b"CUDA_GRAPH_")
 )
 
 # A condition that mentions one of these already has a HIP/ROCm branch (same list as the protected

@@ -18,16 +18,19 @@ from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detector_data import (
     ABSENT_CG_FEATURES,
+    EXTRA_CUDA_FAMILIES,
     HIP_DEVICE_PROP_FIELDS,
     HIP_PLATFORM_MACRO,
     LIBRARIES_WITHOUT_HIP,
     LIBRARY_HEADERS,
+    LIBRARY_VERSION_MACROS,
     PROP_RENAMES,
     PTX_ONLY_INTRINSICS,
     SYNC_WARP_INTRINSICS,
     TYPE_SIZES,
     USER_HELPER_NAME,
 )
+from hipify_py.rules.pp_branches import Branches, dead_branches
 from hipify_py.tables import Tables
 
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
@@ -91,11 +94,31 @@ class Scan:
         return DeviceSpans(self.ctx)
 
     @cached_property
+    def branches(self) -> Branches:
+        return dead_branches(self.ctx.source)
+
+    @cached_property
     def cuda_only(self) -> list[tuple[int, int]]:
-        """Branches hipcc never compiles: `#else` of `#ifdef __HIP_PLATFORM_AMD__`, body of `#ifndef`.
+        """Branches hipcc never compiles, merged and sorted: `#else` of `#ifdef __HIP_PLATFORM_AMD__`,
+        body of `#ifndef USE_ROCM`, `#if __CUDA_ARCH__ >= 800` (see pp_branches).
 
         (The HIP branches themselves are protected regions: see Context.protected.)
         """
+        spans = sorted([*self._hip_guarded_else(), *self.branches.dead])
+        merged: list[tuple[int, int]] = []
+        for a, b in spans:
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        return merged
+
+    def is_dead(self, offset: int) -> bool:
+        spans = self.cuda_only
+        i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
+        return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+    def _hip_guarded_else(self) -> list[tuple[int, int]]:
         spans: list[tuple[int, int]] = []
         src = self.ctx.source
         if b"HIP" not in src and b"ROCM" not in src:
@@ -115,7 +138,7 @@ class Scan:
                 spans.append((head.end_byte, alternative.start_byte if alternative else cond.end_byte))
             elif not negated and b"&&" not in text and alternative is not None:
                 spans.append((alternative.start_byte, cond.end_byte))
-        return sorted(spans)
+        return spans
 
     def code(
         self,
@@ -137,7 +160,7 @@ class Scan:
             for m in pattern.finditer(src, start, end):
                 if keep is not None and not keep(m):
                     continue
-                if ctx.is_protected(m.start()) or (dead and any(a <= m.start() < b for a, b in dead)):
+                if ctx.is_protected(m.start()) or (dead and self.is_dead(m.start())):
                     continue
                 if ctx.classify(m.start(), m.end()) not in skip:
                     yield m
@@ -169,7 +192,7 @@ def managed_memory(ctx: Context, scan: Scan) -> RuleResult:
 # -- HIP301-HIP304 version macros ---------------------------------------------------------------
 _VERSION_MACRO = re.compile(
     rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__|"
-    rb"__CUDA_ARCH__|__CUDA_ARCH_LIST__|__NVCC__|__CUDA_API_VERSION)\b"
+    rb"__CUDA_ARCH__|__CUDA_ARCH_LIST__|__NVCC__|__CUDA_API_VERSION|" + LIBRARY_VERSION_MACROS + rb")\b"
 )
 _COMPARE_AFTER = re.compile(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
 _COMPARE_BEFORE = re.compile(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
@@ -198,15 +221,27 @@ def _compared(source: bytes, m: re.Match[bytes]) -> bool:
     return bool(_COMPARE_AFTER.match(source, m.end()) or _COMPARE_BEFORE.search(before))
 
 
-def _version_finding(name: str, compared: bool) -> tuple[str, str]:
-    """(rule, message) for one version-macro use in a condition or comparison."""
+def _version_finding(name: str, compared: bool, amd: int | None) -> tuple[str, str]:
+    """(rule, message) for one version-macro use in a condition or comparison; `amd` is the value of
+    the whole #if condition under hipcc when known."""
+    effect = {
+        None: "",
+        0: "so the condition is false on ROCm and the code it guards is dropped",
+    }.get(amd, "so the condition is true on ROCm (unlike on current NVIDIA GPUs) and its code is compiled")
     if name == "__NVCC__":
-        return "HIP303", "`__NVCC__` is never defined by hipcc: this guard takes the non-NVCC branch on ROCm"
+        return (
+            "HIP303",
+            f"`__NVCC__` is never defined by hipcc, {effect or 'so this guard takes the non-NVCC branch'}",
+        )
     if name.startswith("__CUDA_ARCH"):
         what = "compared with an NVIDIA compute capability" if compared else "tested"
-        return "HIP302", f"`{name}` {what}: not defined by hipcc (device passes set __HIP_DEVICE_COMPILE__)"
+        rest = effect or "device passes set __HIP_DEVICE_COMPILE__ instead"
+        return "HIP302", f"`{name}` {what}: not defined by hipcc, {rest}"
     what = "compared with a CUDA version number" if compared else "tested"
-    return "HIP301", f"`{name}` {what}: undefined under hipcc, so this condition silently changes on ROCm"
+    return (
+        "HIP301",
+        f"`{name}` {what}: undefined under hipcc, {effect or 'so this condition silently changes on ROCm'}",
+    )
 
 
 def version_macros(ctx: Context, scan: Scan) -> RuleResult:
@@ -222,7 +257,10 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
             continue  # e.g. printf("%d", CUDART_VERSION): harmless
         if HIP_PLATFORM_MACRO.search(src, line_start, line_end):
             continue  # `... || defined(__HIP_PLATFORM_AMD__)`: the user already handled ROCm
-        rule, message = _version_finding(_name(m), compared)
+        amd = scan.branches.amd.get(line_start) if condition else None
+        if condition and scan.branches.harmless(line_start):
+            continue  # ROCm takes the branch current NVIDIA GPUs take: `defined(__CUDA_ARCH__) && ... < 600`
+        rule, message = _version_finding(_name(m), compared, amd)
         key = (line_start, rule)
         rank = 1 if compared else 0
         if key not in found or rank > found[key][0]:
@@ -394,6 +432,8 @@ def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
         line_start, _ = _line_bounds(src, m.start())
         if not scan.device.contains(m.start()) and not _DEFINE_LINE.match(ctx.source, line_start):
             continue  # a host variable named *mask* is not a lane mask
+        if _used_only_where_dead(scan, m):
+            continue  # `unsigned mask = 0xffffffff` passed on only under `#ifndef USE_ROCM`
         msg = (
             f"`{_mask_name(src, m)}` is a 32-bit full lane mask: AMD wavefronts have 64 lanes (64-bit masks)"
         )
@@ -406,6 +446,18 @@ def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
         msg = f"`{_name(m, 1)}` result stored in 32-bit `{_name(var, 1)}`: the lane mask is 64-bit on AMD"
         result.diagnostics.append(ctx.diag("HIP202", var.start(1), var.end(1), msg))
     return result
+
+
+def _used_only_where_dead(scan: Scan, m: re.Match[bytes]) -> bool:
+    """The mask variable/parameter at m is read only in branches hipcc never compiles."""
+    span = scan.device.span_at(m.start())
+    name = _mask_name(scan.ctx.source, m)
+    if span is None or name is None:
+        return False
+    src = scan.ctx.source
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    uses = [u.start() for u in word.finditer(src, m.end(), span[1])]
+    return bool(uses) and all(scan.is_dead(u) for u in uses)
 
 
 _SYNC_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
@@ -778,18 +830,19 @@ def unknown_cuda_names(ctx: Context, scan: Scan) -> RuleResult:
         if not _known(name, tables)
         and not _VERSION_MACRO.fullmatch(name)
         and not _LIBRARY_USE.fullmatch(name)  # HIP110 reports these libraries
+        and not USER_HELPER_NAME.match(name)
     }
+    unknown = {n for n in unknown if _cuda_family(n, tables)} if unknown else unknown
+    unknown -= _declared_names(ctx, unknown) if unknown else set()
     if not unknown:
         return RuleResult()
-    hits = list(scan.code(_CUDA_LOOKING, keep=lambda m: m.group() in unknown))
-    if not hits:
-        return RuleResult()
-    declared = _declared_names(ctx, hits)
+    src = ctx.source
     return _result(
         *(
             ctx.diag("HIP102", m.start(), m.end(), f"`{_name(m)}` looks like a CUDA API but is in no table")
-            for m in hits
-            if m.group() not in declared and not USER_HELPER_NAME.match(m.group())
+            for m in scan.code(
+                _CUDA_LOOKING, keep=lambda m: m.group() in unknown and not _QUALIFIER.match(src, m.end())
+            )
         )
     )
 
@@ -802,6 +855,53 @@ def _known(name: bytes, tables: Tables) -> bool:
     return text in mappings.by_cuda or text in mappings.by_hip
 
 
+_SCREAMING = re.compile(rb"([A-Z][A-Z0-9]*_[A-Z0-9]+_)[A-Z0-9_]*[A-Z0-9]")
+
+
+def _cuda_family(name: bytes, tables: Tables) -> bool:
+    """A SCREAMING_CASE name of 3+ words belongs to a family of real CUDA constants (CU_TENSOR_MAP_*):
+    its first two words start a table name. `CUDA_NUM_THREADS`, `CUFFT_MAX_PLAN_NUM` are project macros."""
+    m = _SCREAMING.fullmatch(name)
+    if m is None:
+        return True
+    family = m.group(1)
+    if family in EXTRA_CUDA_FAMILIES:
+        return True
+    text = family.decode("ascii")
+    return any(k.startswith(text) for k in tables.mappings.by_cuda)
+
+
+_QUALIFIER = re.compile(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
+_NOT_A_TYPE = frozenset(
+    b"return case else throw goto sizeof new delete co_return co_yield do define if elif ifdef ifndef".split()
+)
+
+
+def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
+    """Names this file declares or defines anywhere (also in branches hipcc skips): macros, classes,
+    template parameters, variables, functions, and names used as `Name::` qualifiers."""
+    src = ctx.source
+    declared: set[bytes] = set()
+    for m in re.finditer(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\b", src):
+        name = m.group()
+        if name in declared:
+            continue
+        node = ctx.root.descendant_for_byte_range(m.start(), m.end())
+        if (node is not None and _declares(node)) or _QUALIFIER.match(src, m.end()):
+            declared.add(name)
+    for name in names - declared:
+        esc = re.escape(name)
+        lexical = re.compile(
+            rb"#[ \t]*define[ \t]+" + esc + rb"\b"
+            rb"|\b(?:class|struct|union|enum(?:\s+class)?)\s+" + esc + rb"\s*(?:[:{]|final\b)"
+            rb"|\b(?:typename|class|namespace)\s+" + esc + rb"\s*[,>={]"
+            rb"|(?:\b(\w+)|>)[\s*&]+" + esc + rb"\s*(?:=(?!=)|;|\[|\{|,|\))"
+        )
+        if any(d.group(1) not in _NOT_A_TYPE for d in lexical.finditer(src)):
+            declared.add(name)
+    return declared
+
+
 def _declares(node: Node) -> bool:
     """`node` is the name being declared (`int cudaX = ...`), not a value (`int x = cudaX`)."""
     parent = node.parent
@@ -811,21 +911,6 @@ def _declares(node: Node) -> bool:
         return parent.child_by_field_name("declarator") == node
     value = parent.child_by_field_name("value")
     return value is None or value != node
-
-
-def _declared_names(ctx: Context, hits: list[re.Match[bytes]]) -> set[bytes]:
-    declared: set[bytes] = set()
-    for m in hits:
-        name = m.group()
-        if name in declared:
-            continue
-        if re.search(rb"#\s*define\s+" + re.escape(name) + rb"\b", ctx.source):
-            declared.add(name)
-            continue
-        node = ctx.root.descendant_for_byte_range(m.start(), m.end())
-        if node is not None and _declares(node):
-            declared.add(name)
-    return declared
 
 
 # (detector, needles): a detector runs only on files containing one of its needles (`bytes in` is
