@@ -34,6 +34,8 @@ _STRING = frozenset(
         "character",
     }
 )
+# Parents of a name being declared (in a user namespace: the user's own name, not the CUDA one).
+_DECLARES = frozenset({"function_declarator", "enumerator"})
 # Nodes whose text the tree does not structure: classify with the lexer.
 _OPAQUE = frozenset({"preproc_arg", "ERROR"})
 
@@ -97,10 +99,11 @@ class Context:
             scope = parent.child_by_field_name("scope")
             if scope is not None and scope.end_byte <= start and scope.type != "::":
                 scope_name = self.source[scope.start_byte : scope.end_byte]
-                if scope_name not in self.tables.cuda_namespaces:
+                # a CUDA enum as scope (`cudaStreamCaptureStatus::cudaStreamCaptureStatusActive`) is CUDA too
+                if scope_name not in self.tables.cuda_namespaces and scope_name not in self.tables.names:
                     return Where.SCOPED
-        if parent is not None and parent.type == "function_declarator" and self._in_user_namespace(parent):
-            return Where.SCOPED  # a user function declared in its own namespace, e.g. a mock
+        if parent is not None and parent.type in _DECLARES and self._in_user_namespace(parent):
+            return Where.SCOPED  # a user function/enumerator declared in its own namespace, e.g. a mock
         return Where.CODE
 
     @staticmethod

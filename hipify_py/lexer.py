@@ -36,8 +36,9 @@ class Token(NamedTuple):
     member: bool  # preceded by `.` or `->`
 
 
-def _is_member(text: bytes, start: int) -> bool:
-    window = text[max(0, start - 8) : start]
+def _is_member(text: bytes, start: int, floor: int = 0) -> bool:
+    """`floor`: end of the previous comment/literal (`// a period.` + newline + name: no member)."""
+    window = text[max(0, start - 8, floor) : start]
     # why the `in` tests first: most identifiers follow neither, and they cost far less than the regex
     if b"." not in window and b"->" not in window:
         return False
@@ -46,25 +47,30 @@ def _is_member(text: bytes, start: int) -> bool:
 
 def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
     """Identifiers outside comments and literals, with offsets shifted by `base`."""
+    floor = 0
     for m in _TOKEN.finditer(text):
         if m.lastgroup != "ident":
+            if m.lastgroup != "number":
+                floor = m.end()
             continue
         start = m.start()
-        yield Token(base + start, base + m.end(), m.group(), _is_member(text, start))
+        yield Token(base + start, base + m.end(), m.group(), _is_member(text, start, floor))
 
 
 def scan(text: bytes, base: int = 0) -> tuple[list[tuple[int, int]], set[int]]:
     """skipped_spans() and the start offsets of member identifiers, in one pass over `text`."""
     skipped: list[tuple[int, int]] = []
     members: set[int] = set()
+    floor = 0
     for m in _SCAN.finditer(text):
         kind = m.lastgroup
         start = m.start(kind)
         if kind == "ident":
-            if _is_member(text, start):
+            if _is_member(text, start, floor):
                 members.add(base + start)
         elif kind != "number":
             skipped.append((base + start, base + m.end()))
+            floor = m.end()
     return skipped, members
 
 

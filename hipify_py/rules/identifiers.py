@@ -165,6 +165,17 @@ def _not_a_rename(ctx: Context, entry: Entry, start: int, end: int, result: Rule
     return False
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def _declared_here(ctx: Context, start: int, end: int) -> bool:
+    """The token is the name a declarator declares (typedef/variable/function name)."""
+    node = ctx.root.descendant_for_byte_range(start, end)
+    if node is None or node.start_byte != start or node.end_byte != end or node.parent is None:
+        return False
+    return node.parent.child_by_field_name("declarator") == node
+
+
 def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> None:
     options = ctx.options
     if _not_a_rename(ctx, entry, start, end, result):
@@ -190,5 +201,7 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
     too_new = any(rule_id == "HIP103" for rule_id, _ in findings)
     if new is None or new == entry.cuda or (too_new and options.version_policy == "keep"):
         return
+    if not _IDENTIFIER.match(new) and _declared_here(ctx, start, end):
+        return  # `typedef size_t (*CUoccupancyB2DSize)(int)` cannot become `(*void*)`: a user's own type
     result.edits.append(Edit(start, end, new.encode()))
     result.counts[f"identifiers.{entry.family}"] += 1

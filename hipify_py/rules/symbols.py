@@ -28,6 +28,8 @@ def wrap_symbols(ctx: Context) -> RuleResult:
     for m in _CALLS.finditer(ctx.source):
         if ctx.is_protected(m.start()) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
             continue
+        if _declares(ctx, m.start(1)):
+            continue  # a wrapper's own declaration: its parameters are no symbol arguments
         index = SYMBOL_ARGUMENT[m.group(1)]
         span = _tree_argument_span(ctx, m.start(1), index) or _argument_span(ctx.source, m.end(), index)
         if span is None:
@@ -41,6 +43,11 @@ def wrap_symbols(ctx: Context) -> RuleResult:
         result.edits.append(Edit(end, end, b"))" if double else b")"))
         result.counts["symbols"] += 1
     return result
+
+
+def _declares(ctx: Context, name_at: int) -> bool:
+    node = ctx.root.descendant_for_byte_range(name_at, name_at + 1)
+    return node is not None and node.parent is not None and node.parent.type == "function_declarator"
 
 
 def _tree_argument_span(ctx: Context, name_at: int, index: int) -> tuple[int, int] | None:

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Check the translator on a directory of real CUDA code (no network, nothing written to the tree).
+
+Every source file is translated in-process with hipify_py.translate.translate and checked for:
+
+  internal     translate() raised
+  idempotence  translate(translate(x)) != translate(x)
+  literals     the sequence of comment / string-literal tokens changed (include paths excepted)
+  outside      a changed region is not explained by an edit kind the translator makes: CUDA -> HIP
+               identifier renames, include lines, launch punctuation, HIP_SYMBOL(...) wrapping
+
+Optional:
+  --torch      torch's identifier pass (the regex torch.utils.hipify.hipify_python.preprocessor applies)
+               on the same files; identifiers one tool rewrote and the other did not, by name
+  --compile N  up to N translated files that include only system/HIP headers are compiled with
+               `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -fsyntax-only`; failures by first error
+
+Usage: python3 scripts/realworld_check.py DIR... [--torch] [--compile N] [--json FILE]
+Exit status: 1 if any check found a problem (internal/idempotence/literals/outside), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipify_py import lexer
+from hipify_py.discover import SKIP_DIRS, SOURCE_EXTENSIONS
+from hipify_py.options import Options
+from hipify_py.tables import Tables
+from hipify_py.translate import default_tables, translate
+
+CHECKS = ("internal", "idempotence", "literals", "outside")
+Translator = Callable[[bytes, Options], bytes]
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str
+    path: str
+    detail: str
+
+
+@dataclass
+class Summary:
+    files: int = 0
+    lines: int = 0
+    changed: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    # identifier -> number of occurrences rewritten only by torch / only by hipify-py
+    torch_only: Counter[str] = field(default_factory=Counter)
+    ours_only: Counter[str] = field(default_factory=Counter)
+    torch_example: dict[str, str] = field(default_factory=dict)
+    compile_results: Counter[str] = field(default_factory=Counter)  # first error (or "ok") -> files
+    compile_examples: dict[str, str] = field(default_factory=dict)
+
+
+def source_files(roots: Iterable[Path], suffixes: tuple[str, ...]) -> Iterator[Path]:
+    for root in roots:
+        if root.is_file():
+            yield root
+            continue
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in sorted(files):
+                if name.endswith(suffixes):
+                    yield Path(folder, name)
+
+
+def default_translator(source: bytes, options: Options) -> bytes:
+    return translate(source, options).text
+
+
+# -- literals: comments and string literals must come out unchanged ----------------------------
+_INCLUDE_BEFORE = re.compile(rb"#[ \t]*include[ \t]*\Z")
+
+
+def literal_tokens(text: bytes) -> list[bytes]:
+    """Comment and string/char literal tokens, in order, without `#include "path"` operands."""
+    tokens = []
+    for start, end in lexer.skipped_spans(text):
+        line_start = text.rfind(b"\n", 0, start) + 1
+        if _INCLUDE_BEFORE.search(text, line_start, start) and text[start : start + 1] == b'"':
+            continue
+        tokens.append(text[start:end])
+    return tokens
+
+
+def check_literals(before: bytes, after: bytes) -> str | None:
+    old, new = literal_tokens(before), literal_tokens(after)
+    if old == new:
+        return None
+    for a, b in zip(old, new, strict=False):
+        if a != b:
+            return f"{_short(a)} -> {_short(b)}"
+    return f"{len(old)} literal/comment tokens -> {len(new)}"
+
+
+# -- outside: every change must be an edit kind the translator makes --------------------------
+_HUNK_TOKEN = re.compile(
+    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"?|<<<|>>>|[A-Za-z_]\w*|\d[\w.']*|\\\r?\n|\s+|.",
+    re.DOTALL,
+)
+_INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]')
+_LAUNCH_TOKENS = frozenset({b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"(", b")", b",", b"0"})
+_SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
+
+
+@dataclass(frozen=True)
+class Canon:
+    """What a CUDA name and its HIP replacement have in common: both map to the HIP name."""
+
+    names: dict[bytes, tuple[bytes, ...]]  # tokens: a target may be `void*`
+    headers: frozenset[bytes]  # CUDA header paths and their HIP targets
+
+    @classmethod
+    def of(cls, tables: Tables) -> Canon:
+        names = {}
+        for cuda, entry in tables.names.items():
+            target = entry.hip or entry.roc
+            if target:
+                names[cuda] = tuple(_HUNK_TOKEN.findall(target.encode()))
+        for ns, target in tables.cuda_namespaces.items():
+            names[ns] = (target,)
+        headers = set()
+        for path, header in tables.headers.items():
+            headers.add(path)
+            headers.update(t.encode() for t in (header.hip, header.roc, header.legacy) if t)
+        return cls(names, frozenset(headers))
+
+
+def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], blanks: bool) -> list[bytes]:
+    out = []
+    for line in lines:
+        include = _INCLUDE_LINE.match(line)
+        if include and include.group(1).strip() in canon.headers:
+            continue  # include rewrites, collapsed duplicates and the inserted runtime include
+        for tok in _HUNK_TOKEN.findall(line):
+            if tok in drop or (not blanks and (tok.isspace() or tok.startswith(b"\\"))):
+                continue
+            out.extend(canon.names.get(tok, (tok,)))
+    return out
+
+
+def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
+    """A line diff whose every hunk is equal once renames/launch/symbol/include edits are normalised."""
+    old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
+        old, new = old_lines[i1:i2], new_lines[j1:j2]
+        # why line by line when possible: launch/symbol tokens are ignored only on the lines they occur
+        pairs = list(zip(old, new, strict=True)) if len(old) == len(new) else [(b"".join(old), b"".join(new))]
+        for a, b in pairs:
+            if not _same_modulo_edits(a, b, canon):
+                return f"line {i1 + 1}: {_short(b''.join(old))} -> {_short(b''.join(new))}"
+    return None
+
+
+def _same_modulo_edits(old: bytes, new: bytes, canon: Canon) -> bool:
+    launch = b"<<<" in old or b">>>" in old or b"hipLaunchKernelGGL" in new
+    drop: frozenset[bytes] = _LAUNCH_TOKENS if launch else frozenset()
+    if b"Symbol" in old:
+        drop |= _SYMBOL_TOKENS
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    return _normal_tokens(old_lines, canon, drop, not launch) == _normal_tokens(
+        new_lines, canon, drop, not launch
+    )
+
+
+_LAUNCH_GAP = 40  # lines of a launch statement between its kernel name and its `>>>(`
+
+
+def _hunks(
+    opcodes: list[tuple[str, int, int, int, int]], old: list[bytes], new: list[bytes]
+) -> Iterator[tuple[int, int, int, int]]:
+    """Changed line ranges; a multi-line launch (`k<` ... `>>>(` lines apart) is one range."""
+    current: list[int] | None = None
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        if current is not None:
+            pending = b"".join(new[current[2] : current[3]])
+            finished = b">>>" in b"".join(old[current[0] : current[1]])
+            if b"hipLaunchKernelGGL" in pending and not finished and i1 - current[1] <= _LAUNCH_GAP:
+                current[1], current[3] = i2, j2
+                continue
+            yield current[0], current[1], current[2], current[3]
+        current = [i1, i2, j1, j2]
+    if current is not None:
+        yield current[0], current[1], current[2], current[3]
+
+
+def _short(text: bytes, limit: int = 100) -> str:
+    s = text.decode("utf-8", "replace").strip().replace("\n", "\\n")
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+# -- one file ----------------------------------------------------------------------------------
+def check_file(
+    path: str, source: bytes, canon: Canon, translator: Translator = default_translator
+) -> tuple[bytes | None, list[Problem]]:
+    options = Options(filename=path)
+    try:
+        once = translator(source, options)
+        twice = translator(once, options)
+    except Exception as exc:  # any exception is the finding
+        return None, [Problem("internal", path, f"{type(exc).__name__}: {exc}")]
+    problems = []
+    if twice != once:
+        problems.append(
+            Problem("idempotence", path, check_outside(once, twice, canon) or _first_diff(once, twice))
+        )
+    detail = check_literals(source, once)
+    if detail:
+        problems.append(Problem("literals", path, detail))
+    detail = check_outside(source, once, canon)
+    if detail:
+        problems.append(Problem("outside", path, detail))
+    return once, problems
+
+
+def _first_diff(a: bytes, b: bytes) -> str:
+    for n, (x, y) in enumerate(zip(a.splitlines(), b.splitlines(), strict=False), 1):
+        if x != y:
+            return f"line {n}: {_short(x)} -> {_short(y)}"
+    return "line count differs"
+
+
+# -- torch comparison ------------------------------------------------------------------------------
+def torch_translator() -> Callable[[bytes], bytes]:
+    """torch's identifier pass: the PYTORCH_MAP regex that hipify_python.preprocessor applies first."""
+    from torch.utils.hipify import hipify_python as th
+
+    def run(source: bytes) -> bytes:
+        text = source.decode("utf-8", "surrogateescape")
+        text = th.RE_PYTORCH_PREPROCESSOR.sub(lambda m: th.PYTORCH_MAP[m.group(0)], text)
+        return text.encode("utf-8", "surrogateescape")
+
+    return run
+
+
+def code_identifiers(text: bytes) -> Counter[str]:
+    """Identifiers outside comments, literals and #include lines."""
+    kept = b"\n".join(line for line in text.split(b"\n") if not _INCLUDE_LINE.match(line))
+    return Counter(tok.text.decode("latin-1") for tok in lexer.identifiers(kept))
+
+
+def compare_with_torch(path: str, source: bytes, ours: bytes, theirs: bytes, summary: Summary) -> None:
+    before, mine, torch_ids = code_identifiers(source), code_identifiers(ours), code_identifiers(theirs)
+    for name, count in before.items():
+        ours_rewritten = max(0, count - mine[name])
+        torch_rewritten = max(0, count - torch_ids[name])
+        if torch_rewritten > ours_rewritten:
+            summary.torch_only[name] += torch_rewritten - ours_rewritten
+            summary.torch_example.setdefault(name, path)
+        elif ours_rewritten > torch_rewritten:
+            summary.ours_only[name] += ours_rewritten - torch_rewritten
+            summary.torch_example.setdefault(name, path)
+
+
+# -- compilation ---------------------------------------------------------------------------------
+_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
+
+
+def system_include_dirs() -> list[Path]:
+    dirs = [Path("/usr/include"), Path("/usr/include/x86_64-linux-gnu"), Path("/usr/local/include")]
+    dirs += sorted(Path("/usr/include/c++").glob("*")) + sorted(
+        Path("/usr/include/x86_64-linux-gnu/c++").glob("*")
+    )
+    dirs += sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/include"))
+    return [d for d in dirs if d.is_dir()]
+
+
+def self_contained(text: bytes, include_dirs: list[Path]) -> bool:
+    """Only <...> includes that exist in a system/HIP include directory (no project headers)."""
+    for m in _ANY_INCLUDE.finditer(text):
+        if m.group(2) is not None:
+            return False
+        name = m.group(1).decode("utf-8", "replace").strip()
+        if not any((d / name).exists() for d in include_dirs):
+            return False
+    return True
+
+
+_ERROR = re.compile(r"^(?:.*?:\d+:\d+: )?(?:fatal )?error: (.*)$", re.MULTILINE)
+
+
+def compile_one(text: bytes, workdir: Path, hipcc: str, timeout: int = 180) -> str:
+    """ "ok" or the first error message (without file:line:col)."""
+    src = workdir / "t.hip"
+    src.write_bytes(text)
+    env = {**os.environ, "HIP_PLATFORM": "amd"}
+    cmd = [hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)]
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, errors="replace")
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    if run.returncode == 0:
+        return "ok"
+    m = _ERROR.search(run.stderr)
+    return m.group(1).strip() if m else (run.stderr.strip().splitlines() or ["unknown failure"])[-1]
+
+
+# -- driver --------------------------------------------------------------------------------------
+def run_checks(
+    roots: list[Path],
+    suffixes: tuple[str, ...] = SOURCE_EXTENSIONS,
+    torch: bool = False,
+    compile_n: int = 0,
+    translator: Translator = default_translator,
+    progress: bool = False,
+) -> Summary:
+    summary = Summary()
+    canon = Canon.of(default_tables())
+    torch_run = torch_translator() if torch else None
+    include_dirs = system_include_dirs() if compile_n else []
+    hipcc = shutil.which("hipcc") if compile_n else None
+    to_compile: list[tuple[str, bytes]] = []
+    for path in source_files(roots, suffixes):
+        try:
+            source = path.read_bytes()
+        except OSError as exc:
+            summary.problems.append(Problem("internal", str(path), f"unreadable: {exc}"))
+            continue
+        summary.files += 1
+        summary.lines += source.count(b"\n")
+        out, problems = check_file(str(path), source, canon, translator)
+        summary.problems.extend(problems)
+        if out is None:
+            continue
+        summary.changed += out != source
+        if torch_run is not None:
+            compare_with_torch(str(path), source, out, torch_run(source), summary)
+        if hipcc and len(to_compile) < compile_n and out != source and self_contained(out, include_dirs):
+            to_compile.append((str(path), out))
+        if progress and summary.files % 500 == 0:
+            print(f"... {summary.files} files", file=sys.stderr)
+    if to_compile and hipcc:
+        with tempfile.TemporaryDirectory() as tmp:
+            for path, text in to_compile:
+                outcome = compile_one(text, Path(tmp), hipcc)
+                summary.compile_results[outcome] += 1
+                summary.compile_examples.setdefault(outcome, path)
+    return summary
+
+
+def report(summary: Summary, top: int) -> str:
+    by_check = Counter(p.check for p in summary.problems)
+    lines = [
+        f"files: {summary.files}  lines: {summary.lines}  changed by translation: {summary.changed}",
+        "problems: " + "  ".join(f"{c}={by_check[c]}" for c in CHECKS),
+    ]
+    for check in CHECKS:
+        found = [p for p in summary.problems if p.check == check]
+        for p in found[:top]:
+            lines.append(f"  [{check}] {p.path}: {p.detail}")
+        if len(found) > top:
+            lines.append(f"  [{check}] ... {len(found) - top} more")
+    if summary.torch_only or summary.ours_only:
+        lines.append(
+            f"torch disagreements: rewritten only by torch {sum(summary.torch_only.values())} occurrences"
+            f" of {len(summary.torch_only)} names; only by hipify-py {sum(summary.ours_only.values())}"
+            f" occurrences of {len(summary.ours_only)} names"
+        )
+        for title, counter in (("only torch", summary.torch_only), ("only hipify-py", summary.ours_only)):
+            for name, count in counter.most_common(top):
+                lines.append(f"  [{title}] {name}: {count}  (e.g. {summary.torch_example[name]})")
+    if summary.compile_results:
+        total = sum(summary.compile_results.values())
+        lines.append(f"compiled: {total} files, ok: {summary.compile_results['ok']}")
+        for outcome, count in summary.compile_results.most_common():
+            if outcome != "ok":
+                lines.append(f"  {count:4d}  {outcome[:140]}  (e.g. {summary.compile_examples[outcome]})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("paths", nargs="+", type=Path, help="files or directories of CUDA code")
+    parser.add_argument("--suffix", action="append", help="file suffixes to check (default: hipify-py's)")
+    parser.add_argument(
+        "--torch", action="store_true", help="compare identifier rewrites with torch's hipify"
+    )
+    parser.add_argument(
+        "--compile", type=int, default=0, metavar="N", help="compile up to N translated files"
+    )
+    parser.add_argument("--top", type=int, default=20, help="examples listed per check / disagreement list")
+    parser.add_argument("--json", type=Path, help="also write every problem and count to this JSON file")
+    parser.add_argument("--progress", action="store_true", help="print a line every 500 files")
+    args = parser.parse_args(argv)
+    for path in args.paths:
+        if not path.exists():
+            parser.error(f"no such path: {path}")
+    suffixes = tuple(args.suffix) if args.suffix else SOURCE_EXTENSIONS
+    summary = run_checks(args.paths, suffixes, args.torch, args.compile, progress=args.progress)
+    print(report(summary, args.top))
+    if args.json:
+        data = {
+            "files": summary.files,
+            "lines": summary.lines,
+            "changed": summary.changed,
+            "problems": [vars(p) for p in summary.problems],
+            "torch_only": dict(summary.torch_only.most_common()),
+            "ours_only": dict(summary.ours_only.most_common()),
+            "torch_examples": summary.torch_example,
+            "compile": dict(summary.compile_results),
+            "compile_examples": summary.compile_examples,
+        }
+        args.json.write_text(json.dumps(data, indent=1))
+    return 1 if summary.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
