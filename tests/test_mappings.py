@@ -558,6 +558,7 @@ def test_cli_json() -> None:
     assert item["hip"] == "hipblasSgemm" and item["roc"] == "rocblas_sgemm"
     assert item["family"] == "cublas" and item["supported"] is True and item["status"] == ["supported"]
     assert item["roc_added"] == "1.5.0"
+    assert item["absent_in_hip"] is None
 
 
 def test_cli_no_match_exits_1() -> None:
@@ -599,3 +600,17 @@ def test_cli_stats_json() -> None:
 def test_cli_needs_query_or_stats() -> None:
     assert run_cli()[0] == 2
     assert run_cli("cudaMalloc", "--stats")[0] == 2
+
+
+def test_cli_shows_names_checked_absent_from_installed_hip_headers() -> None:
+    """mappings/hip-headers-*.yaml facts (scripts/check_hip_headers.py) are part of the lookup."""
+    m = load_mappings()
+    name, version = next(iter(sorted(m.absent_in.items())))
+    entry = m.by_hip[name][0]
+    code, out, _ = run_cli(entry.cuda, "--family", entry.family)
+    assert code == 0
+    assert re.search(rf"^  checked +not in the HIP {re.escape(version)} headers", out, re.M), out
+    code, out, _ = run_cli(entry.cuda, "--family", entry.family, "--json")
+    assert json.loads(out)[0]["absent_in_hip"] == version
+    _, out, _ = run_cli("cudaMalloc")
+    assert "checked" not in out

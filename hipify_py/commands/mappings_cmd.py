@@ -100,12 +100,23 @@ def format_entry(mappings: Mappings, entry: Entry) -> list[str]:
     if entry.kind:
         rows.append(["kind", entry.kind, ""])
     rows.append(["status", ", ".join(status_words(entry)), ""])
+    lines = aligned(rows)
+    absent = mappings.absent_in.get(entry.hip or "")
+    if absent:  # why: the tables' HIP version is wrong for this name (scripts/check_hip_headers.py)
+        width = max(len(row[0]) for row in rows)
+        note = f"not in the HIP {absent} headers: HIP103 when targeting {absent} or older"
+        lines.append(f"{'checked':<{width}}  {note}")
     header = f"{entry.cuda}  ({entry.family})"
-    return [header, *("  " + line for line in aligned(rows))]
+    return [header, *("  " + line for line in lines)]
 
 
-def entry_json(entry: Entry) -> dict[str, object]:
-    return {**dataclasses.asdict(entry), "supported": entry.supported, "status": status_words(entry)}
+def entry_json(mappings: Mappings, entry: Entry) -> dict[str, object]:
+    return {
+        **dataclasses.asdict(entry),
+        "supported": entry.supported,
+        "status": status_words(entry),
+        "absent_in_hip": mappings.absent_in.get(entry.hip or ""),
+    }
 
 
 def family_stats(mappings: Mappings) -> list[dict[str, object]]:
@@ -187,7 +198,7 @@ def mappings_command(
     assert query is not None  # for the type checker: guarded by the UsageError above
     found = find_entries(mappings, query, families)
     if as_json:
-        click.echo(json.dumps([entry_json(e) for e in found], indent=2))
+        click.echo(json.dumps([entry_json(mappings, e) for e in found], indent=2))
     else:
         blocks = ["\n".join(format_entry(mappings, e)) for e in found]
         if blocks:
