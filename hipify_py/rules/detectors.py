@@ -488,7 +488,7 @@ _PTX_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(
 _PTX_REGISTER = re.compile(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
 
 
-_ASM_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\\n]|\\.)*")+')
+_ASM_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\\n]|\\(?:.|\n))*")+')
 # AMDGCN mnemonics (s_nop, v_mfma_*, ds_read_*, buffer_load_*): assembly already written for AMD GPUs.
 _GCN_MNEMONIC = re.compile(rb"\s*(?:[sv]_[a-z]|ds_|buffer_|global_|flat_|scratch_|llvm\.amdgcn\.)")
 _CONTROL_KEYWORDS = frozenset((b"if", b"while", b"for", b"switch", b"return", b"else", b"do"))
@@ -528,8 +528,9 @@ def _not_ptx(src: bytes, m: re.Match[bytes]) -> bool:
     strings = _ASM_STRINGS.match(src, m.end())
     if strings is None:
         return False  # a macro or a non-literal template: cannot tell
-    body = b"".join(re.findall(rb'"((?:[^"\\\n]|\\.)*)"', strings.group()))
-    return not body.replace(b"\\n", b"").replace(b"\\t", b"").strip() or bool(_GCN_MNEMONIC.match(body))
+    body = b"".join(re.findall(rb'"((?:[^"\\\n]|\\(?:.|\n))*)"', strings.group()))
+    body = body.replace(b"\\\n", b"").replace(b"\\n", b" ").replace(b"\\t", b" ").strip()
+    return not body or bool(_GCN_MNEMONIC.match(body))
 
 
 def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
@@ -575,6 +576,8 @@ def dynamic_parallelism(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
     for m in scan.code(_LAUNCH, device_only=True):
+        if _DEFINE_LINE.match(src, _logical_line(src, m.start())[0]):
+            continue  # a launch in a macro body runs where the macro is expanded (host code, usually)
         if scan.device.contains(m.start()) and not scan.device.host_too(src, m.start()):
             msg = "kernel launch from device code (dynamic parallelism) is not supported by HIP"
             result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
@@ -667,8 +670,15 @@ def cooperative_groups(ctx: Context, scan: Scan) -> RuleResult:
 _LAUNCH_BOUNDS = re.compile(rb"__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
+# Code written for AMD GPUs by hand (composable_kernel, ROCm-only kernels): its __launch_bounds__ already
+# have HIP's meaning. (`#include <hip/...>` alone is no sign: translated files have it too.)
+_AMD_NATIVE = re.compile(rb'__builtin_amdgcn_|__AMDGCN_|__gfx\d|#[ \t]*include[ \t]*[<"]ck(?:_tile)?/')
+
+
 def launch_bounds(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
+    if _AMD_NATIVE.search(ctx.source):
+        return result
     for m in scan.code(_LAUNCH_BOUNDS):
         args = _split_args(m.group(1))
         if len(args) >= 2 and args[1] not in (b"1", b"1u", b"1U"):  # 1 block / 1 wave: no change
