@@ -14,6 +14,7 @@ from hipify_py.cli import main
 from hipify_py.commands.explain_cmd import format_markdown
 from hipify_py.diagnostics import RULES
 from hipify_py.rules.detectors import _evaluate, _left_operand
+from hipify_py.rules.pp_branches import analyse, dead_branches
 from hipify_py.translate import translate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,6 +130,83 @@ def test_sync_intrinsic_message_follows_target_version() -> None:
     new = translate(src, Options(hip_version="6.2")).diagnostics
     assert [d.rule for d in old] == [d.rule for d in new] == ["HIP203"]
     assert "before HIP 6.2" in old[0].message and "HIP_ENABLE_WARP_SYNC_BUILTINS" in new[0].message
+
+
+# -- preprocessor conditions under hipcc (pp_branches) --------------------------------------------
+@pytest.mark.parametrize(
+    "condition,amd,harmless",
+    [
+        (b"#ifdef __CUDA_ARCH__", 0, False),  # device path dropped on AMD
+        (b"#ifndef __CUDA_ARCH__", 1, False),  # host path compiled for the AMD device
+        (b"#if __CUDA_ARCH__ >= 800", 0, False),  # fast path of current GPUs dropped
+        (b"#if __CUDA_ARCH__ < 600", 1, False),  # legacy path entered (undefined counts as 0)
+        (b"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600", 0, True),  # as on sm_80..sm_90
+        (b"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000", 0, True),  # Blackwell-only, like Hopper
+        (b"#if __CUDA_ARCH__ >= 900", 0, False),  # differs between current GPUs: a real gate
+        (b"#if defined(__CUDA_ARCH_FEAT_SM90_ALL)", 0, False),  # sm_90a only
+        (b"#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800", 1, True),
+        (b"#if CUDA_VERSION >= 11000", 0, False),
+        (b"#if defined(CUDA_VERSION) && CUDA_VERSION < 9000", 0, True),
+        (b"#if CUDART_VERSION >= 11000 || defined(USE_ROCM)", 1, True),
+        (b"#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600", 0, False),
+        (b"#if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700", None, False),  # unknown macro
+        (b"#if UNKNOWN_FLAG && __CUDA_ARCH__ >= 700", 0, False),  # false whatever UNKNOWN_FLAG is
+        (
+            b"#if __CUDACC_VER_MAJOR__ > 11 || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 8)",
+            0,
+            False,
+        ),
+        (b"#if defined(__CUDA_ARCH__) && \\\n    __CUDA_ARCH__ < 600", 0, True),  # continued line
+    ],
+)
+def test_condition_under_hipcc(condition: bytes, amd: int | None, harmless: bool) -> None:
+    branches = analyse(condition + b"\nx\n#endif\n")
+    value = branches.amd.get(0)
+    assert (None if value is None else int(bool(value))) == amd
+    assert branches.harmless(0) == harmless
+    assert bool(branches.dead) == (amd == 0)
+
+
+def test_dead_branches_follow_if_elif_else_chains() -> None:
+    src = b"""#if defined(USE_ROCM)
+rocm
+#elif CUDA_VERSION >= 12000
+cuda12
+#else
+old
+#endif
+#ifndef __CUDA_ARCH__
+host
+#else
+device
+#endif
+"""
+    branches = dead_branches(src)
+    dead = [src[a:b].strip() for a, b in branches.dead]
+    assert dead == [b"cuda12", b"old", b"device"]
+    assert branches.harmless(src.index(b"#elif"))  # never evaluated on ROCm: USE_ROCM is taken
+
+
+def test_macros_defined_only_in_dead_branches_are_undefined() -> None:
+    src = b"""#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define MY_SM90_ENABLED
+#endif
+#if defined(MY_SM90_ENABLED)
+wgmma
+#endif
+#if defined(OTHER_ENABLED)
+kept
+#endif
+"""
+    dead = [src[a:b].strip() for a, b in dead_branches(src).dead]
+    assert b"wgmma" in dead and b"kept" not in dead
+
+
+@pytest.mark.parametrize(
+    "text", [b"#if 1 +", b"#if (1", b"#if defined(", b"#if 1 / 0", b"#if 1 << 99", b'#if "x"']
+)
+def test_malformed_conditions_are_unknown(text: bytes) -> None:
+    assert analyse(text + b" __CUDA_ARCH__\nx\n#endif\n").dead == []
 
 
 # -- hipify-py explain ----------------------------------------------------------------------------
