@@ -70,7 +70,10 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "Check whether this is a CUDA API (then port it by hand) or a name of your own "
             "(then rename it or silence with `// hipify-py: ignore[HIP102]`).",
             "Identifiers that look like CUDA API names (cuda*, cu*, CU*) but are unknown to every "
-            "mapping table are likely newer CUDA APIs the tables do not track yet.",
+            "mapping table are likely newer CUDA APIs the tables do not track yet. Names the file declares "
+            "(anywhere, also in CUDA-only branches), `Name::` qualifiers, error-check helpers "
+            "(CUDA_CHECK, CUFFT_CHECK, CUDA_KERNEL_ASSERT) and SCREAMING_CASE names outside every known "
+            "constant family (CUDA_NUM_THREADS) are not reported; nor is code hipcc never compiles.",
         ),
         Rule(
             "HIP103",
@@ -226,7 +229,10 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "Replace it with a HIP intrinsic or builtin (e.g. __lane_id(), __builtin_amdgcn_*), or "
             "guard it with `#ifdef __HIP_PLATFORM_AMD__`.",
             "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble; "
-            "PTX special registers such as %laneid have AMD counterparts only through builtins.",
+            "PTX special registers such as %laneid have AMD counterparts only through builtins. Reported "
+            "once per asm statement; not reported for asm hipcc never compiles (inside `#if __CUDA_ARCH__ "
+            ">= 800` and the like: the guard gets HIP302), empty asm barriers, asm labels on declarations "
+            "and AMDGCN assembly.",
         ),
         Rule(
             "HIP205",
@@ -247,7 +253,8 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "Drop the second argument or convert it: HIP expects min waves per EU "
             "(roughly minBlocks * blockSize / (warpSize * 4)).",
             "In CUDA the optional second argument is the minimum number of resident blocks per SM; "
-            "HIP interprets it as MIN_WARPS_PER_EXECUTION_UNIT, so occupancy tuning changes.",
+            "HIP interprets it as MIN_WARPS_PER_EXECUTION_UNIT, so occupancy tuning changes. Files written "
+            "for AMD by hand (amdgcn builtins, __gfx* guards, composable_kernel) are not reported.",
         ),
         Rule(
             "HIP207",
@@ -275,8 +282,11 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "CUDA version macro in a condition",
             "Add a HIP branch: `#if CUDA_VERSION >= 11000 || defined(__HIP_PLATFORM_AMD__)` "
             "(or test HIP_VERSION).",
-            "CUDA_VERSION, CUDART_VERSION and __CUDACC_VER_*__ are undefined under hipcc (value 0 "
-            "in #if), so version-gated code is silently dropped (>=) or entered (<) on ROCm.",
+            "CUDA_VERSION, CUDART_VERSION, __CUDACC_VER_*__ and the library version macros "
+            "(CUBLAS_VERSION, CUDNN_VERSION, ...) are undefined under hipcc (value 0 in #if), so "
+            "version-gated code is silently dropped (>=) or entered (<) on ROCm; the message says which. "
+            "Conditions that select on ROCm what they select with every current CUDA toolkit (11.8-13.0), "
+            "e.g. `defined(CUDA_VERSION) && CUDA_VERSION < 9000`, are not reported.",
         ),
         Rule(
             "HIP302",
@@ -286,7 +296,10 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "Use `__HIP_DEVICE_COMPILE__` for 'device pass' tests and feature macros "
             "(__gfx90a__, __AMDGCN_WAVEFRONT_SIZE) for architecture checks.",
             "hipcc does not define __CUDA_ARCH__; `#ifdef __CUDA_ARCH__` device-only paths and "
-            "compute-capability comparisons (>= 700) never match on AMD.",
+            "compute-capability comparisons (>= 700) never match on AMD, and `#ifndef __CUDA_ARCH__` host "
+            "paths are compiled for the AMD device. Conditions that select on AMD what they select on every "
+            "current NVIDIA GPU (sm_80 to sm_90a), e.g. `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`, "
+            "are not reported; nor are conditions nested in a branch hipcc never compiles.",
         ),
         Rule(
             "HIP303",
