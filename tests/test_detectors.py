@@ -151,6 +151,7 @@ def test_sync_intrinsic_message_follows_target_version() -> None:
         (b"#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600", 0, False),
         (b"#if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700", None, False),  # unknown macro
         (b"#if UNKNOWN_FLAG && __CUDA_ARCH__ >= 700", 0, False),  # false whatever UNKNOWN_FLAG is
+        (b"#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)", 0, False),  # CUTLASS: defined from __CUDA_ARCH__
         (
             b"#if __CUDACC_VER_MAJOR__ > 11 || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 8)",
             0,

@@ -159,6 +159,11 @@ LIBRARY_VERSION_MACROS = (
     rb"CUTENSOR_(?:VERSION|MAJOR|MINOR|PATCH)|NVRTC_VERSION"
 )
 
+# Project macros that are defined only for NVIDIA device passes, never under hipcc: CUTLASS/CuTe derive
+# their *_ARCH_*_ENABLED / *_SUPPORTED macros from __CUDA_ARCH__ and __CUDACC_VER_MAJOR__ (cutlass/arch/
+# config.h), so `#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)` blocks (inline PTX) are never compiled on ROCm.
+NVIDIA_ONLY_PROJECT_MACROS = rb"(?:CUTE|CUTLASS)_ARCH_\w+_(?:ENABLED|SUPPORTED)"
+
 # Families (name prefixes) of real CUDA constants newer than the mapping tables: an unknown
 # SCREAMING_CASE name is reported as HIP102 only when its family is one the tables know (CU_TENSOR_MAP_*)
 # or one of these; `CUDA_NUM_THREADS`, `CUDA_PTX_FP8_CVT_ENABLED` are project macros.

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from hipify_py.rules.detector_data import LIBRARY_VERSION_MACROS
+from hipify_py.rules.detector_data import LIBRARY_VERSION_MACROS, NVIDIA_ONLY_PROJECT_MACROS
 
 Value = int | None  # None: unknown (a macro we cannot evaluate)
 
@@ -68,15 +68,22 @@ class Env:
         return 0 if name in self.undefined else None
 
 
+_NVIDIA_ONLY = re.compile(NVIDIA_ONLY_PROJECT_MACROS)
+
+
 def _cuda_names(condition_names: frozenset[bytes]) -> frozenset[bytes]:
     return frozenset(n for n in condition_names if CUDA_MACROS.fullmatch(n))
+
+
+def _nvidia_only(condition_names: frozenset[bytes]) -> frozenset[bytes]:
+    return frozenset(n for n in condition_names if _NVIDIA_ONLY.fullmatch(n))
 
 
 def amd_env(extra_undefined: frozenset[bytes] = frozenset()) -> Callable[[frozenset[bytes]], Env]:
     """hipcc device pass: HIP macros defined, the CUDA macros of a condition undefined."""
 
     def make(names: frozenset[bytes]) -> Env:
-        return Env({n: 1 for n in _HIP_DEFINED}, _cuda_names(names) | extra_undefined)
+        return Env({n: 1 for n in _HIP_DEFINED}, _cuda_names(names) | _nvidia_only(names) | extra_undefined)
 
     return make
 
@@ -329,6 +336,8 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
     interesting = re.compile(
         CUDA_MACROS.pattern
         + rb"|\b(?:"
+        + NVIDIA_ONLY_PROJECT_MACROS
+        + b"|"
         + b"|".join(re.escape(n) for n in (*_HIP_DEFINED, *sorted(known_undefined)))
         + rb")\b"
     )
