@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipify_py.context import Context
+from hipify_py.context import REWRITABLE, Context
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.mappings import load_mappings
@@ -107,15 +107,30 @@ def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
     A file that used the runtime (now rewritten) or launched kernels without including a runtime
     header gets `#include <hip/hip_runtime.h>` at the top of its include block.
     """
-    if not any(found.counts[k] for k in _RUNTIME_FAMILIES):
-        return []
     if _HIP_RUNTIME_INCLUDE.search(ctx.source):
+        return []
+    if not any(found.counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
         return []
     new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
     if new_runtime:
         return []
     at = _include_position(ctx)
     return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
+
+
+# nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
+# threadIdx, __syncthreads, __popc, __shfl... only through hip_runtime.h.
+_KERNEL_SIGNS = re.compile(
+    rb"\b(?:__global__|__device__|__shared__|__constant__|__managed__|threadIdx|blockIdx|blockDim|gridDim"
+    rb"|__syncthreads)\b"
+)
+
+
+def _has_kernel_code(ctx: Context) -> bool:
+    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
+    if _HIP_INCLUDE.search(ctx.source) or not _KERNEL_SIGNS.search(ctx.source):
+        return False
+    return any(where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS))
 
 
 def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bool:

@@ -62,6 +62,7 @@ class Summary:
     torch_only: Counter[str] = field(default_factory=Counter)
     ours_only: Counter[str] = field(default_factory=Counter)
     torch_example: dict[str, str] = field(default_factory=dict)
+    compile_candidates: int = 0  # translated files whose every include resolves
     compile_results: Counter[str] = field(default_factory=Counter)  # first error (or "ok") -> files
     compile_examples: dict[str, str] = field(default_factory=dict)
 
@@ -282,26 +283,76 @@ def system_include_dirs() -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
-def self_contained(text: bytes, include_dirs: list[Path]) -> bool:
-    """Only <...> includes that exist in a system/HIP include directory (no project headers)."""
-    for m in _ANY_INCLUDE.finditer(text):
-        if m.group(2) is not None:
-            return False
-        name = m.group(1).decode("utf-8", "replace").strip()
-        if not any((d / name).exists() for d in include_dirs):
-            return False
-    return True
+_COMPILED_SUFFIXES = (".cu", ".cuh", ".hip")
+
+
+@dataclass
+class CompileSample:
+    """Translated files written to a mirror tree; a sample of them compiled there with hipcc."""
+
+    limit: int
+    hipcc: str
+    mirror: Path
+    include_dirs: list[Path]  # original directories given with --include-dir (mapped into the mirror)
+    system_dirs: list[Path] = field(default_factory=system_include_dirs)
+    candidates: list[Path] = field(default_factory=list)
+
+    def add(self, root: Path, path: Path, out: bytes, changed: bool) -> None:
+        target = self._mirrored(root, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(out)
+        if changed and path.suffix in _COMPILED_SUFFIXES:
+            self.candidates.append(target)
+
+    def _mirrored(self, root: Path, path: Path) -> Path:
+        base = root if root.is_dir() else root.parent
+        return self.mirror / base.name / path.relative_to(base)
+
+    def _resolvable(self, path: Path, dirs: list[Path], seen: dict[Path, bool]) -> bool:
+        """Every include, transitively, exists: system/HIP headers, the project's own or -I dirs."""
+        if path in seen:
+            return seen[path]
+        seen[path] = True  # an include cycle is fine
+        text = path.read_bytes()
+        for m in _ANY_INCLUDE.finditer(text):
+            quoted = m.group(2) is not None
+            name = (m.group(2) if quoted else m.group(1)).decode("utf-8", "replace").strip()
+            found = next(
+                (d / name for d in [*([path.parent] if quoted else []), *dirs] if (d / name).exists()), None
+            )
+            if found is None:
+                seen[path] = False
+                break
+            if found.is_relative_to(self.mirror) and not self._resolvable(found, dirs, seen):
+                seen[path] = False
+                break
+        return seen[path]
+
+    def run(self, roots: list[Path], summary: Summary) -> None:
+        mirrored_dirs = []
+        for d in self.include_dirs:
+            root = next((r for r in roots if d.resolve().is_relative_to(r.resolve())), None)
+            if root is not None:
+                mirrored_dirs.append(self._mirrored(root.resolve(), d.resolve()))
+        dirs = [*mirrored_dirs, *self.system_dirs]
+        seen: dict[Path, bool] = {}
+        ready = [c for c in self.candidates if self._resolvable(c, dirs, seen)]
+        summary.compile_candidates = len(ready)
+        step = max(1, len(ready) // max(1, self.limit))  # spread the sample over the tree
+        flags = [f"-I{d}" for d in mirrored_dirs]
+        for target in ready[::step][: self.limit]:
+            outcome = compile_one(target, self.hipcc, flags)
+            summary.compile_results[outcome] += 1
+            summary.compile_examples.setdefault(outcome, str(target.relative_to(self.mirror)))
 
 
 _ERROR = re.compile(r"^(?:.*?:\d+:\d+: )?(?:fatal )?error: (.*)$", re.MULTILINE)
 
 
-def compile_one(text: bytes, workdir: Path, hipcc: str, timeout: int = 180) -> str:
+def compile_one(src: Path, hipcc: str, flags: list[str], timeout: int = 300) -> str:
     """ "ok" or the first error message (without file:line:col)."""
-    src = workdir / "t.hip"
-    src.write_bytes(text)
     env = {**os.environ, "HIP_PLATFORM": "amd"}
-    cmd = [hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(src)]
+    cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", *flags, str(src)]
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
@@ -320,38 +371,36 @@ def run_checks(
     compile_n: int = 0,
     translator: Translator = default_translator,
     progress: bool = False,
+    include_dirs: tuple[Path, ...] = (),
 ) -> Summary:
     summary = Summary()
     canon = Canon.of(default_tables())
     torch_run = torch_translator() if torch else None
-    include_dirs = system_include_dirs() if compile_n else []
     hipcc = shutil.which("hipcc") if compile_n else None
-    to_compile: list[tuple[str, bytes]] = []
-    for path in source_files(roots, suffixes):
-        try:
-            source = path.read_bytes()
-        except OSError as exc:
-            summary.problems.append(Problem("internal", str(path), f"unreadable: {exc}"))
-            continue
-        summary.files += 1
-        summary.lines += source.count(b"\n")
-        out, problems = check_file(str(path), source, canon, translator)
-        summary.problems.extend(problems)
-        if out is None:
-            continue
-        summary.changed += out != source
-        if torch_run is not None:
-            compare_with_torch(str(path), source, out, torch_run(source), summary)
-        if hipcc and len(to_compile) < compile_n and out != source and self_contained(out, include_dirs):
-            to_compile.append((str(path), out))
-        if progress and summary.files % 500 == 0:
-            print(f"... {summary.files} files", file=sys.stderr)
-    if to_compile and hipcc:
-        with tempfile.TemporaryDirectory() as tmp:
-            for path, text in to_compile:
-                outcome = compile_one(text, Path(tmp), hipcc)
-                summary.compile_results[outcome] += 1
-                summary.compile_examples.setdefault(outcome, path)
+    with tempfile.TemporaryDirectory(prefix="realworld-check-") as tmp:
+        sample = CompileSample(compile_n, hipcc, Path(tmp), list(include_dirs)) if hipcc else None
+        for root in roots:
+            for path in source_files([root], suffixes):
+                try:
+                    source = path.read_bytes()
+                except OSError as exc:
+                    summary.problems.append(Problem("internal", str(path), f"unreadable: {exc}"))
+                    continue
+                summary.files += 1
+                summary.lines += source.count(b"\n")
+                out, problems = check_file(str(path), source, canon, translator)
+                summary.problems.extend(problems)
+                if out is None:
+                    continue
+                summary.changed += out != source
+                if torch_run is not None:
+                    compare_with_torch(str(path), source, out, torch_run(source), summary)
+                if sample is not None:
+                    sample.add(root, path, out, out != source)
+                if progress and summary.files % 500 == 0:
+                    print(f"... {summary.files} files", file=sys.stderr)
+        if sample is not None:
+            sample.run(roots, summary)
     return summary
 
 
@@ -378,7 +427,10 @@ def report(summary: Summary, top: int) -> str:
                 lines.append(f"  [{title}] {name}: {count}  (e.g. {summary.torch_example[name]})")
     if summary.compile_results:
         total = sum(summary.compile_results.values())
-        lines.append(f"compiled: {total} files, ok: {summary.compile_results['ok']}")
+        lines.append(
+            f"compiled: {total} of {summary.compile_candidates} self-contained translated files,"
+            f" ok: {summary.compile_results['ok']}"
+        )
         for outcome, count in summary.compile_results.most_common():
             if outcome != "ok":
                 lines.append(f"  {count:4d}  {outcome[:140]}  (e.g. {summary.compile_examples[outcome]})")
@@ -397,6 +449,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compile", type=int, default=0, metavar="N", help="compile up to N translated files"
     )
+    parser.add_argument(
+        "-I",
+        "--include-dir",
+        action="append",
+        type=Path,
+        default=[],
+        help="include directory (inside PATH) for --compile",
+    )
     parser.add_argument("--top", type=int, default=20, help="examples listed per check / disagreement list")
     parser.add_argument("--json", type=Path, help="also write every problem and count to this JSON file")
     parser.add_argument("--progress", action="store_true", help="print a line every 500 files")
@@ -405,7 +465,14 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             parser.error(f"no such path: {path}")
     suffixes = tuple(args.suffix) if args.suffix else SOURCE_EXTENSIONS
-    summary = run_checks(args.paths, suffixes, args.torch, args.compile, progress=args.progress)
+    summary = run_checks(
+        args.paths,
+        suffixes,
+        args.torch,
+        args.compile,
+        progress=args.progress,
+        include_dirs=tuple(args.include_dir),
+    )
     print(report(summary, args.top))
     if args.json:
         data = {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -121,3 +123,18 @@ def test_cli_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert "files: 1" in out and "internal=0  idempotence=0  literals=0  outside=0" in out
     assert (tmp_path / "r.json").exists()
+
+
+REALWORLD = ROOT / "tests" / "fixtures" / "realworld"
+# Outputs that are not meant to compile, and why.
+NOT_COMPILED = {"kernel_already_hip.hip": "already-HIP input is kept byte-identical (it lacks hip_runtime.h)"}
+HIPCC = shutil.which("hipcc")
+
+
+@pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
+@pytest.mark.parametrize(
+    "output", sorted(p for p in REALWORLD.glob("*.hip") if p.name not in NOT_COMPILED), ids=lambda p: p.name
+)
+def test_realworld_fixture_output_compiles(output: Path) -> None:
+    assert HIPCC is not None, "CI must have hipcc"
+    assert rc.compile_one(output, HIPCC, []) == "ok"
