@@ -149,7 +149,8 @@ def test_sync_intrinsic_message_follows_target_version() -> None:
         (b"#if defined(CUDA_VERSION) && CUDA_VERSION < 9000", 0, True),
         (b"#if CUDART_VERSION >= 11000 || defined(USE_ROCM)", 1, True),
         (b"#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11600", 0, False),
-        (b"#if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700", None, False),  # unknown macro
+        (b"#if MY_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700", None, False),  # unknown function-like macro
+        (b"#if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700", 0, False),  # CCCL: nvc++ only
         (b"#if UNKNOWN_FLAG && __CUDA_ARCH__ >= 700", 0, False),  # false whatever UNKNOWN_FLAG is
         (b"#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)", 0, False),  # CUTLASS: defined from __CUDA_ARCH__
         (

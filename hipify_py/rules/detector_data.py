@@ -164,6 +164,9 @@ LIBRARY_VERSION_MACROS = (
 # config.h), so `#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)` blocks (inline PTX) are never compiled on ROCm.
 NVIDIA_ONLY_PROJECT_MACROS = rb"(?:CUTE|CUTLASS)_ARCH_\w+_(?:ENABLED|SUPPORTED)"
 
+# Compiler tests of CUDA's own headers (CCCL) that are false under hipcc: `_CCCL_CUDA_COMPILER(NVHPC)`.
+NVIDIA_COMPILER_TESTS = rb"_CCCL_(?:CUDA_)?COMPILER\s*\(\s*(?:NVHPC|NVCC|NVRTC)\b[^()]*\)"
+
 # Families (name prefixes) of real CUDA constants newer than the mapping tables: an unknown
 # SCREAMING_CASE name is reported as HIP102 only when its family is one the tables know (CU_TENSOR_MAP_*)
 # or one of these; `CUDA_NUM_THREADS`, `CUDA_PTX_FP8_CVT_ENABLED` are project macros.

@@ -19,7 +19,11 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from hipify_py.rules.detector_data import LIBRARY_VERSION_MACROS, NVIDIA_ONLY_PROJECT_MACROS
+from hipify_py.rules.detector_data import (
+    LIBRARY_VERSION_MACROS,
+    NVIDIA_COMPILER_TESTS,
+    NVIDIA_ONLY_PROJECT_MACROS,
+)
 
 Value = int | None  # None: unknown (a macro we cannot evaluate)
 
@@ -68,7 +72,8 @@ class Env:
         return 0 if name in self.undefined else None
 
 
-_NVIDIA_ONLY = re.compile(NVIDIA_ONLY_PROJECT_MACROS)
+_NVIDIA_ONLY = re.compile(NVIDIA_ONLY_PROJECT_MACROS + rb"|__hipify_nvidia_compiler__")
+_COMPILER_TEST = re.compile(NVIDIA_COMPILER_TESTS)
 
 
 def _cuda_names(condition_names: frozenset[bytes]) -> frozenset[bytes]:
@@ -289,6 +294,7 @@ class Condition:
 
 def _condition(kind: bytes, text: bytes) -> list[tuple[str, bytes]] | None:
     text = _COMMENT.sub(b" ", text.replace(b"\\\n", b" ").replace(b"\\\r\n", b" "))
+    text = _COMPILER_TEST.sub(b" __hipify_nvidia_compiler__ ", text)
     if kind in (b"ifdef", b"ifndef"):
         name = text.split()[0] if text.split() else b""
         toks = [("i", b"defined"), ("o", b"("), ("i", name), ("o", b")")]
