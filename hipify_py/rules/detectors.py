@@ -184,9 +184,24 @@ def managed_memory(ctx: Context, scan: Scan) -> RuleResult:
     return _result(
         *(
             ctx.diag("HIP205", m.start(), m.end(), f"`{_name(m)}`: managed memory behaves differently on AMD")
-            for m in scan.code(_MANAGED)
+            for m in scan.code(_MANAGED, keep=lambda m: not _declared_here(ctx, m))
         )
     )
+
+
+_TYPE_BEFORE = re.compile(rb"\b(\w+)[ \t*&]+\Z")
+
+
+def _declared_here(ctx: Context, m: re.Match[bytes]) -> bool:
+    """The name at m is being declared or defined (a shim such as `cudaError_t cudaMallocManaged(...) {`,
+    `typedef enum {} cutensorDataType_t;`), not used."""
+    src = ctx.source
+    line_start = src.rfind(b"\n", 0, m.start()) + 1
+    before = _TYPE_BEFORE.search(src, line_start, m.start())
+    if before is not None and before.group(1) not in _NOT_A_TYPE and src[m.end() : m.end() + 1] == b"(":
+        return True
+    node = ctx.root.descendant_for_byte_range(m.start(), m.end())
+    return node is not None and _declares(node)
 
 
 # -- HIP301-HIP304 version macros ---------------------------------------------------------------
@@ -834,7 +849,7 @@ def library_usage(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     headers = b" ".join(m.group(1).lower() for m in _LIBRARY_HEADER.finditer(ctx.source))
     reported: set[str] = set()
-    for m in scan.code(_LIBRARY_USE):
+    for m in scan.code(_LIBRARY_USE, keep=lambda m: not _declared_here(ctx, m)):
         for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
             if re.match(prefix, m.group()) and library not in reported:
                 reported.add(library)
