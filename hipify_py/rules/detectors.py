@@ -614,6 +614,13 @@ _SYNC_ARGUMENT = re.compile(rb"\s*(\w+)\s*\)")
 _TILE_SIZE = re.compile(
     rb"\b(?:tiled_partition|thread_block_tile)\s*(?:<\s*(\d+)\s*[,>]|\((?:[^();]|\([^()]*\))*,\s*(\d+)[uU]?\s*\))"
 )
+# After `using namespace cooperative_groups;`: unqualified names only CG has, and reductions/scans whose
+# operator is a CG functor (std::reduce & co. are qualified or take iterators and no cg functor).
+_CG_UNQUALIFIED = re.compile(
+    rb"\b(?:(memcpy_async|wait_prior|labeled_partition|binary_partition|this_cluster|invoke_one_broadcast|"
+    rb"invoke_one|cluster_group|block_tile_memory)\b"
+    rb"|(reduce|inclusive_scan|exclusive_scan)\s*\((?=[^;]*\b(?:plus|less|greater|bit_and|bit_or|bit_xor)\s*<))"
+)
 _CUDA_COOP_LAUNCH = re.compile(rb"cudaLaunchCooperativeKernel\b")
 _COOP_LAUNCH = re.compile(rb"\b(?:cuda|hip)LaunchCooperativeKernel\w*\b")
 
@@ -652,6 +659,13 @@ def cooperative_groups(ctx: Context, scan: Scan) -> RuleResult:
     ):
         msg = f"cooperative_groups::{_name(m, 1)} does not exist in HIP's cooperative groups (HIP 5.2)"
         result.diagnostics.append(ctx.diag("HIP113", m.start(1), m.end(1), msg))
+    using = re.compile(rb"using\s+namespace\s+(?:::)?(?:" + b"|".join(sorted(spaces)) + rb")\s*;")
+    for m in scan.code(_CG_UNQUALIFIED) if using.search(src) else ():
+        group = 1 if m.group(1) else 2
+        if src[max(0, m.start() - 2) : m.start()] == b"::":
+            continue  # qualified: reported above (cg::) or another namespace's (std::reduce)
+        msg = f"cooperative_groups::{_name(m, group)} does not exist in HIP's cooperative groups (HIP 5.2)"
+        result.diagnostics.append(ctx.diag("HIP113", m.start(group), m.end(group), msg))
     tile_lines: set[int] = set()
     tiles = b"tiled_partition" in src or b"thread_block_tile" in src
     # cg::tiled_partition is a scoped name: keep those matches (any_code)
