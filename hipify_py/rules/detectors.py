@@ -273,7 +273,7 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
         if HIP_PLATFORM_MACRO.search(src, line_start, line_end):
             continue  # `... || defined(__HIP_PLATFORM_AMD__)`: the user already handled ROCm
         amd = scan.branches.amd.get(line_start) if condition else None
-        if condition and scan.branches.harmless(line_start):
+        if condition and (scan.branches.harmless(line_start) or scan.branches.only_pragmas(src, line_start)):
             continue  # ROCm takes the branch current NVIDIA GPUs take: `defined(__CUDA_ARCH__) && ... < 600`
         rule, message = _version_finding(_name(m), compared, amd)
         key = (line_start, rule)

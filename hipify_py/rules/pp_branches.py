@@ -282,6 +282,7 @@ def evaluate(toks: list[tuple[str, bytes]], env: Env) -> Value:
 
 # -- branches -----------------------------------------------------------------------------------
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_PRAGMA_ONLY = re.compile(rb"#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b|_Pragma\s*\(")
 
 
 @dataclass(frozen=True)
@@ -324,6 +325,18 @@ class Branches:
     amd: dict[int, Value]  # directive line start -> condition value under hipcc
     nvidia: dict[int, set[Value]]  # directive line start -> values under current NVIDIA toolchains
     shadowed: set[int]  # `#elif` lines hipcc never evaluates (an earlier branch is taken on AMD)
+    bodies: dict[int, tuple[int, int]]  # evaluated directive line start -> the code it guards
+
+    def only_pragmas(self, source: bytes, line_start: int) -> bool:
+        """The branch of the directive at line_start holds nothing but pragmas (`#pragma nv_diag_suppress`):
+        whichever way the condition goes, the program is the same."""
+        body = self.bodies.get(line_start)
+        closing = None if body is None else _DIRECTIVE.match(source, body[1])
+        if body is None or closing is None or closing.group(1) != b"endif":
+            return False  # an #else branch with code makes the condition matter
+        text = _COMMENT.sub(b" ", source[body[0] : body[1]].replace(b"\\\n", b" "))
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return bool(lines) and all(_PRAGMA_ONLY.match(line) for line in lines)
 
     def harmless(self, line_start: int) -> bool:
         """The condition at line_start selects on AMD what it selects on every current NVIDIA GPU."""
@@ -348,8 +361,9 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
         + rb")\b"
     )
     make_amd = amd_env(known_undefined)
-    result = Branches([], {}, {}, set())
-    # stack of open #if chains: [body start, value of the current branch on AMD, any branch taken]
+    result = Branches([], {}, {}, set(), {})
+    # stack of open #if chains: [body start, value of the current branch on AMD, any branch taken,
+    # start of the directive that opened the current branch]
     stack: list[list[object]] = []
     for start, end, kind, text in directives(source):
         if kind in (b"if", b"ifdef", b"ifndef", b"elif"):
@@ -368,21 +382,25 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
                 taken = frame[2]
                 if taken == 1:
                     result.shadowed.add(start)
-                frame[0], frame[1] = end, (0 if taken == 1 else value)
+                frame[0], frame[1], frame[3] = end, (0 if taken == 1 else value), start
                 frame[2] = 1 if taken == 1 or value not in (0, None) else (None if value is None else taken)
             elif kind != b"elif":
-                stack.append([end, value, 1 if value not in (0, None) else (None if value is None else 0)])
+                stack.append(
+                    [end, value, 1 if value not in (0, None) else (None if value is None else 0), start]
+                )
         elif kind == b"else" and stack:
             frame = stack[-1]
             _close(frame, start, result)
             taken = frame[2]
-            frame[0], frame[1] = end, (0 if taken == 1 else 1 if taken == 0 else None)
+            frame[0], frame[1], frame[3] = end, (0 if taken == 1 else 1 if taken == 0 else None), start
         elif kind == b"endif" and stack:
             _close(stack.pop(), start, result)
     return result
 
 
 def _close(frame: list[object], at: int, result: Branches) -> None:
+    if frame[3] in result.amd:
+        result.bodies[int(frame[3])] = (int(frame[0]), at)  # type: ignore[call-overload]
     if frame[1] == 0:
         result.dead.append((int(frame[0]), at))  # type: ignore[call-overload]
 
