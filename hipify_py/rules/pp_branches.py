@@ -325,15 +325,14 @@ class Branches:
     amd: dict[int, Value]  # directive line start -> condition value under hipcc
     nvidia: dict[int, set[Value]]  # directive line start -> values under current NVIDIA toolchains
     shadowed: set[int]  # `#elif` lines hipcc never evaluates (an earlier branch is taken on AMD)
-    bodies: dict[int, tuple[int, int]]  # evaluated directive line start -> the code it guards
+    bodies: dict[int, tuple[int, int]]  # evaluated directive line start -> its code up to the #endif
 
     def only_pragmas(self, source: bytes, line_start: int) -> bool:
         """The branch of the directive at line_start holds nothing but pragmas (`#pragma nv_diag_suppress`):
         whichever way the condition goes, the program is the same."""
-        body = self.bodies.get(line_start)
-        closing = None if body is None else _DIRECTIVE.match(source, body[1])
-        if body is None or closing is None or closing.group(1) != b"endif":
-            return False  # an #else branch with code makes the condition matter
+        body = self.bodies.get(line_start)  # up to the #endif: later #elif/#else branches count too
+        if body is None:
+            return False
         text = _COMMENT.sub(b" ", source[body[0] : body[1]].replace(b"\\\n", b" "))
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return bool(lines) and all(_PRAGMA_ONLY.match(line) for line in lines)
@@ -363,7 +362,7 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
     make_amd = amd_env(known_undefined)
     result = Branches([], {}, {}, set(), {})
     # stack of open #if chains: [body start, value of the current branch on AMD, any branch taken,
-    # start of the directive that opened the current branch]
+    # (directive start, body start) of the evaluated directives of the chain]
     stack: list[list[object]] = []
     for start, end, kind, text in directives(source):
         if kind in (b"if", b"ifdef", b"ifndef", b"elif"):
@@ -382,25 +381,29 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
                 taken = frame[2]
                 if taken == 1:
                     result.shadowed.add(start)
-                frame[0], frame[1], frame[3] = end, (0 if taken == 1 else value), start
+                frame[0], frame[1] = end, (0 if taken == 1 else value)
+                if start in result.amd:
+                    frame[3].append((start, end))  # type: ignore[union-attr]
                 frame[2] = 1 if taken == 1 or value not in (0, None) else (None if value is None else taken)
             elif kind != b"elif":
+                evaluated = [(start, end)] if start in result.amd else []
                 stack.append(
-                    [end, value, 1 if value not in (0, None) else (None if value is None else 0), start]
+                    [end, value, 1 if value not in (0, None) else (None if value is None else 0), evaluated]
                 )
         elif kind == b"else" and stack:
             frame = stack[-1]
             _close(frame, start, result)
             taken = frame[2]
-            frame[0], frame[1], frame[3] = end, (0 if taken == 1 else 1 if taken == 0 else None), start
+            frame[0], frame[1] = end, (0 if taken == 1 else 1 if taken == 0 else None)
         elif kind == b"endif" and stack:
-            _close(stack.pop(), start, result)
+            frame = stack.pop()
+            _close(frame, start, result)
+            for directive, body in frame[3]:  # type: ignore[attr-defined]
+                result.bodies[directive] = (body, start)
     return result
 
 
 def _close(frame: list[object], at: int, result: Branches) -> None:
-    if frame[3] in result.amd:
-        result.bodies[int(frame[3])] = (int(frame[0]), at)  # type: ignore[call-overload]
     if frame[1] == 0:
         result.dead.append((int(frame[0]), at))  # type: ignore[call-overload]
 
