@@ -38,6 +38,7 @@ from pathlib import Path
 from hipify_py import lexer
 from hipify_py.discover import SKIP_DIRS, SOURCE_EXTENSIONS
 from hipify_py.options import Options
+from hipify_py.source import UTF8_BOM
 from hipify_py.tables import Tables
 from hipify_py.translate import default_tables, translate
 
@@ -146,7 +147,10 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
     for line in lines:
         include = _INCLUDE_LINE.match(line)
         if include and include.group(1).strip() in canon.headers:
-            continue  # include rewrites, collapsed duplicates and the inserted runtime include
+            # include rewrites, collapsed duplicates, the inserted runtime include (a trailing comment stays)
+            line = line[include.end() :].lstrip(b" \t")
+            if not line.strip():
+                continue
         for tok in _HUNK_TOKEN.findall(line):
             if tok in drop or (not blanks and (tok.isspace() or tok.startswith(b"\\"))):
                 continue
@@ -156,23 +160,29 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
 
 def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     """A line diff whose every hunk is equal once renames/launch/symbol/include edits are normalised."""
+    if before.startswith(UTF8_BOM) != after.startswith(UTF8_BOM):
+        return "the byte order mark was added or removed"
+    # the BOM stays first even when a line is inserted above the first line: compare without it
+    before, after = before.removeprefix(UTF8_BOM), after.removeprefix(UTF8_BOM)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
         old, new = old_lines[i1:i2], new_lines[j1:j2]
-        # why line by line when possible: launch/symbol tokens are ignored only on the lines they occur
+        # why line by line when possible: launch/symbol tokens are ignored only in the statement they occur
         pairs = list(zip(old, new, strict=True)) if len(old) == len(new) else [(b"".join(old), b"".join(new))]
+        launch = symbol = False
         for a, b in pairs:
-            if not _same_modulo_edits(a, b, canon):
+            launch = launch or b"<<<" in a or b">>>" in a or b"hipLaunchKernelGGL" in b
+            symbol = symbol or b"Symbol" in a
+            if not _same_modulo_edits(a, b, canon, launch, symbol):
                 return f"line {i1 + 1}: {_short(b''.join(old))} -> {_short(b''.join(new))}"
+            if b";" in a:  # the statement ends: later lines are compared strictly again
+                launch = symbol = False
     return None
 
 
-def _same_modulo_edits(old: bytes, new: bytes, canon: Canon) -> bool:
-    launch = b"<<<" in old or b">>>" in old or b"hipLaunchKernelGGL" in new
-    drop: frozenset[bytes] = _LAUNCH_TOKENS if launch else frozenset()
-    if b"Symbol" in old:
-        drop |= _SYMBOL_TOKENS
+def _same_modulo_edits(old: bytes, new: bytes, canon: Canon, launch: bool, symbol: bool) -> bool:
+    drop = (_LAUNCH_TOKENS if launch else frozenset()) | (_SYMBOL_TOKENS if symbol else frozenset())
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     return _normal_tokens(old_lines, canon, drop, not launch) == _normal_tokens(
         new_lines, canon, drop, not launch

@@ -44,9 +44,9 @@ def _checks(tmp_path: Path, translator: rc.Translator) -> dict[str, list[str]]:
     return found
 
 
-def test_examples_are_clean() -> None:
-    summary = rc.run_checks([ROOT / "examples"])
-    assert summary.files >= 6 and summary.changed >= 6
+def test_examples_and_fixtures_are_clean() -> None:
+    summary = rc.run_checks([ROOT / "examples", ROOT / "tests" / "fixtures"])
+    assert summary.files >= 100 and summary.changed >= 90
     assert summary.problems == []
 
 

@@ -59,12 +59,22 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         if key in included:
             # Two CUDA headers mapping to one HIP header: drop the second include line.
             line_start = ctx.lines.line_start(m.start())
-            result.edits.append(Edit(line_start, _line_end(ctx.source, include.end_byte), b""))
+            comment = _trailing_comment(ctx.source, m.end())
+            end = comment if comment is not None else _line_end(ctx.source, include.end_byte)
+            result.edits.append(Edit(line_start, end, b""))
         else:
             included.add(key)
             result.edits.append(Edit(path_start, path_end, target.encode()))
         result.counts["includes"] += 1
     return result
+
+
+def _trailing_comment(source: bytes, offset: int) -> int | None:
+    """Start of a comment after the include's path on the same line: the comment is kept, not deleted."""
+    rest = source[offset : offset + 256].lstrip(b" \t")
+    if rest.startswith((b"//", b"/*")):
+        return offset + source[offset : offset + 256].index(rest[:2])
+    return None
 
 
 def _line_end(source: bytes, offset: int) -> int:
