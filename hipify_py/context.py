@@ -14,7 +14,7 @@ from functools import cached_property
 from hipify_py import lexer
 from hipify_py.diagnostics import Diagnostic, rule_info
 from hipify_py.options import Options
-from hipify_py.parser import Node, Tree
+from hipify_py.parser import Node, Tree, ancestors
 from hipify_py.source import LineIndex
 from hipify_py.tables import Tables
 
@@ -34,8 +34,6 @@ _STRING = frozenset(
         "character",
     }
 )
-# Parents of a name being declared (in a user namespace: the user's own name, not the CUDA one).
-_DECLARES = frozenset({"function_declarator", "enumerator"})
 # Nodes whose text the tree does not structure: classify with the lexer.
 _OPAQUE = frozenset({"preproc_arg", "ERROR"})
 
@@ -44,6 +42,8 @@ _HIP_GUARD = re.compile(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
+_OPERATOR_BEFORE = re.compile(rb"(?<![\w$])operator\s+\Z")
+_NAME_NEXT = re.compile(rb"[ \t]*[A-Za-z_]")
 _OFF_ON = re.compile(rb"hipify-py:\s*(off|on)\b")
 _IGNORE = re.compile(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
 
@@ -94,7 +94,9 @@ class Context:
             return self._classify_lexically(opaque or node, start)
         parent = node.parent
         if kind == "field_identifier":
-            return Where.MEMBER
+            return Where.CODE if self._type_not_member(node, parent) else Where.MEMBER
+        if _OPERATOR_BEFORE.search(self.source, max(0, start - 16), start):
+            return Where.CODE  # `&Ptr::operator CUdeviceptr`: the conversion's type, not a member
         if parent is not None and parent.type == "qualified_identifier":
             scope = parent.child_by_field_name("scope")
             if scope is not None and scope.end_byte <= start and scope.type != "::":
@@ -102,9 +104,36 @@ class Context:
                 # a CUDA enum as scope (`cudaStreamCaptureStatus::cudaStreamCaptureStatusActive`) is CUDA too
                 if scope_name not in self.tables.cuda_namespaces and scope_name not in self.tables.names:
                     return Where.SCOPED
-        if parent is not None and parent.type in _DECLARES and self._in_user_namespace(parent):
+        if parent is not None and self._declared_name(node, parent) and self._in_user_namespace(parent):
             return Where.SCOPED  # a user function/enumerator declared in its own namespace, e.g. a mock
         return Where.CODE
+
+    def _type_not_member(self, node: Node, parent: Node | None) -> bool:
+        """A field_identifier that is really a type the parser misread.
+
+        `MACRO cudaError_t f();` in a class parses as field `cudaError_t` of type MACRO (a name follows it,
+        which never happens after a field name); `S() : CUDA_MEMCPY3D() {}` initialises a base class.
+        """
+        if parent is None:
+            return False
+        if parent.type == "field_declaration":
+            return bool(_NAME_NEXT.match(self.source, node.end_byte))
+        if parent.type != "field_initializer":
+            return False
+        name = self.source[node.start_byte : node.end_byte]
+        for owner in ancestors(node):
+            if owner.type in ("struct_specifier", "class_specifier"):
+                bases = next((c for c in owner.children if c.type == "base_class_clause"), None)
+                text = b"" if bases is None else self.source[bases.start_byte : bases.end_byte]
+                return bool(re.search(rb"\b" + re.escape(name) + rb"\b", text))
+        return False
+
+    @staticmethod
+    def _declared_name(node: Node, parent: Node) -> bool:
+        """The name a function declarator or an enumerator declares (not an enumerator's value)."""
+        if parent.type == "function_declarator":
+            return True
+        return parent.type == "enumerator" and parent.child_by_field_name("name") == node
 
     @staticmethod
     def _in_user_namespace(node: Node) -> bool:
