@@ -14,7 +14,7 @@ from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit
 from hipify_py.mappings import Entry, compare_versions
 from hipify_py.options import Options
-from hipify_py.parser import has_ancestor
+from hipify_py.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
 
 
@@ -72,11 +72,13 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     result = RuleResult()
     names = ctx.tables.names
     namespaces = ctx.tables.cuda_namespaces
-    for m in ctx.tables.candidates.finditer(ctx.source):
+    matches = list(ctx.tables.candidates.finditer(ctx.source))
+    shimmed = _shim_definitions(ctx, matches)
+    for m in matches:
         token = m.group()
         entry = names.get(token)
         ns_target = namespaces.get(token)
-        if entry is None and ns_target is None:
+        if (entry is None and ns_target is None) or token in shimmed:
             continue
         start, end = m.span()
         if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
@@ -89,6 +91,72 @@ def rename_identifiers(ctx: Context) -> RuleResult:
         _rewrite_entry(ctx, entry, start, end, result)
     result.diagnostics.extend(_pasted_names(ctx))
     return result
+
+
+_HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+# Declarator wrappers between a defined name and its definition node.
+_DECLARATORS = frozenset(
+    {"function_declarator", "pointer_declarator", "reference_declarator", "parenthesized_declarator"}
+)
+# node type -> field holding the name it defines
+_NAMED = {
+    "preproc_def": "name",
+    "preproc_function_def": "name",
+    "enumerator": "name",
+    "enum_specifier": "name",
+    "struct_specifier": "name",
+    "union_specifier": "name",
+    "class_specifier": "name",
+}
+_HIP_NAME = re.compile(rb"\b(?:hip[A-Za-z_]|HIP_|roc[a-z]*_)\w*")
+
+
+def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset[bytes]:
+    """CUDA names a CUDA-on-HIP compatibility shim defines itself: they stay as they are in the file.
+
+    `cudaError_t cudaGetLastError() { return hipGetLastError(); }` would become a second definition of
+    hipGetLastError calling itself. A definition is a shim's when the file includes HIP headers or the
+    definition itself uses the HIP name it would be renamed to.
+    """
+    if not matches or b"hip" not in ctx.source:
+        return frozenset()
+    hip_file = bool(_HIP_INCLUDE.search(ctx.source))
+    found = set()
+    for m in matches:
+        entry = ctx.tables.names.get(m.group())
+        definition = _definition(ctx, m.start(), m.end()) if entry is not None else None
+        if definition is None:
+            continue
+        text = ctx.source[definition.start_byte : definition.end_byte]
+        if hip_file or _HIP_NAME.search(text):
+            found.add(m.group())
+    return frozenset(found)
+
+
+def _definition(ctx: Context, start: int, end: int) -> Node | None:
+    """The definition (function with body, typedef, variable, #define, enum) that declares this token."""
+    node = ctx.root.descendant_for_byte_range(start, end)
+    if node is None or node.start_byte != start or node.end_byte != end or node.parent is None:
+        return None
+    parent = node.parent
+    field = _NAMED.get(parent.type)
+    if field is not None:
+        forward = parent.type.endswith("_specifier") and parent.child_by_field_name("body") is None
+        return parent if parent.child_by_field_name(field) == node and not forward else None
+    if parent.type not in _DECLARATORS and parent.type not in ("type_definition", "init_declarator"):
+        return None
+    child = node
+    while parent is not None and parent.type in _DECLARATORS:
+        if parent.child_by_field_name("declarator") != child:
+            return None
+        child, parent = parent, parent.parent
+    if parent is None or parent.child_by_field_name("declarator") != child:
+        return None
+    if parent.type in ("function_definition", "type_definition"):
+        return parent
+    if parent.type == "init_declarator" and parent.parent is not None and parent.parent.type == "declaration":
+        return parent.parent
+    return None
 
 
 # `cuda##name` / `name##_v2`-style pasting of a CUDA prefix: the tables never see the result.
