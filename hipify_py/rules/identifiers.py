@@ -118,7 +118,7 @@ def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
     hipGetLastError calling itself. A definition is a shim's when the file includes HIP headers or the
     definition itself uses the HIP name it would be renamed to.
     """
-    if not matches or b"hip" not in ctx.source:
+    if not matches or not _HIP_NAME.search(ctx.source):
         return frozenset()
     hip_file = bool(_HIP_INCLUDE.search(ctx.source))
     found = set()
