@@ -20,6 +20,9 @@ class Tables:
     headers: Mapping[bytes, Header]
     cuda_namespaces: Mapping[bytes, bytes]  # b"cub" -> b"hipcub", b"thrust" -> b"thrust" (kept)
     candidates: CandidateFinder  # finds every token that is in `names` or a renamed namespace
+    # device intrinsics (renamed or not: __popc, __shfl_xor, atomicAdd...) that hipcc declares only in
+    # hip_runtime.h, while nvcc includes cuda_runtime.h implicitly
+    intrinsics: CandidateFinder
 
 
 def _needs_attention(entry: Entry) -> bool:
@@ -55,4 +58,11 @@ def compile_tables(mappings: Mappings) -> Tables:
     renamed = [n for n, hip in namespaces.items() if hip != n]
     pattern = CandidateFinder(frozenset([*names, *renamed]))
     headers = {h.cuda.encode(): h for h in mappings.headers.values()}
-    return Tables(mappings, names, headers, namespaces, pattern)
+    intrinsics = CandidateFinder(
+        frozenset(
+            e.cuda.encode()
+            for e in mappings.by_cuda.values()
+            if e.family == "device" and e.cuda.startswith(("__", "atomic"))
+        )
+    )
+    return Tables(mappings, names, headers, namespaces, pattern, intrinsics)

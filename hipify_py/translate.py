@@ -119,18 +119,25 @@ def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
 
 
 # nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
-# threadIdx, __syncthreads, __popc, __shfl... only through hip_runtime.h.
+# threadIdx, __syncthreads, __popc, atomicAdd... only through hip_runtime.h (clang itself knows
+# __global__/__device__ and the math functions, so those alone do not count).
 _KERNEL_SIGNS = re.compile(
-    rb"\b(?:__global__|__device__|__shared__|__constant__|__managed__|threadIdx|blockIdx|blockDim|gridDim"
-    rb"|__syncthreads)\b"
+    rb"\b(?:__global__|__shared__|threadIdx|blockIdx|blockDim|gridDim|warpSize|__syncthreads)\b"
 )
 
 
 def _has_kernel_code(ctx: Context) -> bool:
     """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
-    if _HIP_INCLUDE.search(ctx.source) or not _KERNEL_SIGNS.search(ctx.source):
+    if _HIP_INCLUDE.search(ctx.source):
         return False
-    return any(where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS))
+    if _KERNEL_SIGNS.search(ctx.source) and any(
+        where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
+    ):
+        return True
+    return any(
+        not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
+        for m in ctx.tables.intrinsics.finditer(ctx.source)
+    )
 
 
 def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bool:

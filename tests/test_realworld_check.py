@@ -146,11 +146,11 @@ def test_realworld_fixture_output_compiles(output: Path) -> None:
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 def test_compile_sample_resolves_project_includes(tmp_path: Path) -> None:
     (tmp_path / "inc").mkdir()
-    (tmp_path / "inc" / "scale.cuh").write_bytes(
-        b"__device__ inline float twice(float x) { return x + x; }\n"
+    (tmp_path / "inc" / "bits.cuh").write_bytes(
+        b"__device__ inline int bits(unsigned v) { return __popc(v); }\n"
     )
     (tmp_path / "k.cu").write_bytes(
-        b'#include "scale.cuh"\n__global__ void k(float *p) { p[threadIdx.x] = twice(p[0]); }\n'
+        b'#include "bits.cuh"\n__global__ void k(int *p) { p[threadIdx.x] = bits(p[0]); }\n'
     )
     (tmp_path / "lost.cu").write_bytes(b'#include "missing.cuh"\n__global__ void k() {}\n')
     summary = rc.run_checks([tmp_path], compile_n=5, include_dirs=(tmp_path / "inc",))
