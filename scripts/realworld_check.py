@@ -315,8 +315,9 @@ class CompileSample:
             self.candidates.append(target)
 
     def _mirrored(self, root: Path, path: Path) -> Path:
-        base = root if root.is_dir() else root.parent
-        return self.mirror / base.name / path.relative_to(base)
+        base = (root if root.is_dir() else root.parent).absolute()
+        # why the whole path: two roots may share a name (cutlass/include, tools/util/include)
+        return self.mirror / base.relative_to(base.anchor) / path.absolute().relative_to(base)
 
     def _resolvable(self, path: Path, dirs: list[Path], seen: dict[Path, bool]) -> bool:
         """Every include, transitively, exists: system/HIP headers, the project's own or -I dirs."""
@@ -341,9 +342,9 @@ class CompileSample:
     def run(self, roots: list[Path], summary: Summary) -> None:
         mirrored_dirs = []
         for d in self.include_dirs:
-            root = next((r for r in roots if d.resolve().is_relative_to(r.resolve())), None)
+            root = next((r for r in roots if d.absolute().is_relative_to(r.absolute())), None)
             if root is not None:
-                mirrored_dirs.append(self._mirrored(root.resolve(), d.resolve()))
+                mirrored_dirs.append(self._mirrored(root, d))
         dirs = [*mirrored_dirs, *self.system_dirs]
         seen: dict[Path, bool] = {}
         ready = [c for c in self.candidates if self._resolvable(c, dirs, seen)]
