@@ -17,7 +17,13 @@ from hipify_py.report.json_report import build_report, render_json
 from hipify_py.report.markdown import COLLAPSE_AFTER, inline, render_markdown
 from hipify_py.report.sarif import build_sarif
 from hipify_py.report.summary import RunInfo, display_path, end_position
-from hipify_py.report.text import MAX_RULE_LINES, format_file_stats, format_summary
+from hipify_py.report.text import (
+    MAX_PER_RULE,
+    MAX_RULE_LINES,
+    format_diagnostics,
+    format_file_stats,
+    format_summary,
+)
 from hipify_py.report.write import report_format
 from hipify_py.runner import FileOutcome, Status
 
@@ -318,3 +324,22 @@ def test_library_callers_need_no_run_info() -> None:
     report = build_report([outcome(make("HIP201", 1, 1, 1, "x"))])
     validate(report)
     assert json.loads(render_json([outcome()], RunInfo(mode="diff")))["run"]["mode"] == "diff"
+
+
+def test_terminal_lines_cap_each_rule_per_file_and_give_the_hint_once() -> None:
+    many = [
+        Diagnostic("HIP204", Severity.ERROR, i, i + 3, i + 1, 5, f"asm {i}", "use a builtin", f"asm({i});")
+        for i in range(MAX_PER_RULE + 3)
+    ]
+    few = [Diagnostic("HIP201", Severity.WARNING, 0, 2, 99, 1, "warp", "use warpSize", "x % 32")]
+    outcome = FileOutcome(Path("k.cu"), Status.CHANGED, diagnostics=many + few)
+    lines = format_diagnostics(outcome)
+    assert [line for line in lines if line.startswith("k.cu:") and "HIP204 asm" in line] == [
+        f"k.cu:{i + 1}:5: error: HIP204 asm {i}" for i in range(MAX_PER_RULE)
+    ]
+    assert lines.count("    hint: use a builtin") == 1 and "    hint: use warpSize" in lines
+    assert "k.cu:99:1: warning: HIP201 warp" in lines
+    assert lines[-1] == "k.cu: ... 3 more HIP204 finding(s) in this file (see --report)"
+    assert not any("more HIP201" in line for line in lines)
+    # the threshold applies before counting: hidden severities neither print nor count
+    assert not any("HIP201" in line for line in format_diagnostics(outcome, Severity.ERROR))

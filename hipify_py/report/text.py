@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from hipify_py.diagnostics import RULES, Severity
 from hipify_py.report.summary import Totals, file_totals, totals
 from hipify_py.runner import FileOutcome, Status
 
+MAX_PER_RULE = 5  # findings of one rule printed per file; the rest are counted (all are in --report)
+
 
 def format_diagnostics(outcome: FileOutcome, min_severity: Severity = Severity.INFO) -> list[str]:
+    """Terminal lines for a file's findings: the first MAX_PER_RULE of each rule in full (its hint once),
+    then a count, so one file with 700 inline-asm statements does not bury everything else."""
     lines = []
+    shown: Counter[str] = Counter()
     for d in outcome.diagnostics:
         if d.severity < min_severity:
+            continue
+        shown[d.rule] += 1
+        if shown[d.rule] > MAX_PER_RULE:
             continue
         lines.append(f"{outcome.path}:{d.line}:{d.col}: {d.severity}: {d.rule} {d.message}")
         if d.source_line.strip():
             lines.append(f"    {d.source_line.strip()}")
-        if d.hint:
+        if d.hint and shown[d.rule] == 1:
             lines.append(f"    hint: {d.hint}")
+    for rule, count in shown.items():
+        if count > MAX_PER_RULE:
+            more = count - MAX_PER_RULE
+            lines.append(f"{outcome.path}: ... {more} more {rule} finding(s) in this file (see --report)")
     return lines
 
 
