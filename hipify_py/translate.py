@@ -70,6 +70,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         combined.diagnostics.extend(part.diagnostics)
         combined.counts.update(part.counts)
     combined.edits.extend(_runtime_include(ctx, combined))
+    _drop_api_findings_in_cuda_only_code(ctx, combined)
     diagnostics = sorted(
         (d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)
     )
@@ -85,6 +86,33 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
     )
+
+
+# API-support findings about one name; the detectors already skip code hipcc never compiles.
+_API_RULES = frozenset({"HIP101", "HIP103", "HIP104", "HIP105", "HIP106", "HIP107"})
+
+
+def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> None:
+    """A name in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 800`, `#ifndef USE_ROCM`) is still
+    renamed, but whether HIP has it does not matter for the AMD build: the guard's own finding (HIP30x)
+    says what ROCm drops. Removed HIP101s leave the unsupported count too."""
+    if not any(d.rule in _API_RULES for d in combined.diagnostics):
+        return
+    from hipify_py.rules.pp_branches import dead_branches  # why lazy: most files have no such finding
+
+    dead = dead_branches(ctx.source).dead
+    if not dead:
+        return
+    kept = []
+    for d in combined.diagnostics:
+        if d.rule in _API_RULES and any(a <= d.start < b for a, b in dead):
+            if d.rule == "HIP101":
+                combined.counts["unsupported"] -= 1
+                if combined.counts["unsupported"] <= 0:
+                    del combined.counts["unsupported"]
+            continue
+        kept.append(d)
+    combined.diagnostics[:] = kept
 
 
 _HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
