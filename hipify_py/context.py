@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from hipify_py import lexer
 from hipify_py.diagnostics import Diagnostic, rule_info
@@ -17,6 +18,9 @@ from hipify_py.options import Options
 from hipify_py.parser import Node, Tree, ancestors
 from hipify_py.source import LineIndex
 from hipify_py.tables import Tables
+
+if TYPE_CHECKING:
+    from hipify_py.rules.pp_branches import Branches
 
 # Leaf types whose bytes are never code.
 _COMMENT = frozenset({"comment"})
@@ -73,6 +77,13 @@ class Context:
     @cached_property
     def lines(self) -> LineIndex:
         return LineIndex(self.source)
+
+    @cached_property
+    def branches(self) -> Branches:
+        """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
+        from hipify_py.rules.pp_branches import dead_branches  # why lazy: rules import this module
+
+        return dead_branches(self.source)
 
     @property
     def root(self) -> Node:

@@ -98,9 +98,7 @@ def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> 
     says what ROCm drops. Removed HIP101s leave the unsupported count too."""
     if not any(d.rule in _API_RULES for d in combined.diagnostics):
         return
-    from hipify_py.rules.pp_branches import dead_branches  # why lazy: most files have no such finding
-
-    dead = dead_branches(ctx.source).dead
+    dead = ctx.branches.dead  # computed once per file, shared with the detectors
     if not dead:
         return
     kept = []

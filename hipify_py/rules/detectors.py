@@ -30,7 +30,7 @@ from hipify_py.rules.detector_data import (
     TYPE_SIZES,
     USER_HELPER_NAME,
 )
-from hipify_py.rules.pp_branches import Branches, dead_branches
+from hipify_py.rules.pp_branches import Branches
 from hipify_py.tables import Tables
 
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
@@ -95,7 +95,7 @@ class Scan:
 
     @cached_property
     def branches(self) -> Branches:
-        return dead_branches(self.ctx.source)
+        return self.ctx.branches
 
     @cached_property
     def cuda_only(self) -> list[tuple[int, int]]:
