@@ -21,13 +21,14 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
+
+from hipify_py.fileio import atomic_write
 
 CACHE_FORMAT = 1
 # A file modified this close to when it was hashed may change again within one mtime tick without
@@ -221,7 +222,7 @@ class ResultCache:
             "written": _newest(self.written, keep),
         }
         with contextlib.suppress(OSError, ValueError):
-            _atomic_dump(self.path, marshal.dumps(data))
+            atomic_write(self.path, marshal.dumps(data), durable=False)
         self.dirty = False
 
 
@@ -229,19 +230,6 @@ def _newest(table: dict, keep: int) -> dict:
     if len(table) <= keep:
         return table
     return dict(list(table.items())[-keep:])
-
-
-def _atomic_dump(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 # -- blobs (converted texts) ----------------------------------------------------------------------
@@ -264,7 +252,7 @@ def put_blob(root: Path, out_hash: str, data: bytes) -> None:
     if path.exists():
         return
     with contextlib.suppress(OSError):
-        _atomic_dump(path, data)
+        atomic_write(path, data, durable=False)
 
 
 # -- the settings digest --------------------------------------------------------------------------
