@@ -18,6 +18,7 @@ from hipify_py.mappings import load_mappings
 from hipify_py.options import Options
 from hipify_py.parser import Node, parse
 from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
@@ -43,11 +44,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
 
 
 def detector_rules() -> tuple[RuleFn, ...]:
-    """Rules that only report (portability pitfalls); see hipify_py/rules/detectors.py."""
-    try:
-        from hipify_py.rules.detectors import DETECTORS
-    except ImportError:  # detectors are optional while being developed
-        return ()
+    """Rules that only report (portability pitfalls); see hipify_py/rules/detectors/registry.py."""
     return DETECTORS
 
 

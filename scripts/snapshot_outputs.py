@@ -237,9 +237,7 @@ def compare(a: Path, b: Path, limit: int = 50) -> int:
     only_a, only_b = sorted(old.keys() - new.keys()), sorted(new.keys() - old.keys())
     for label in differ[:limit]:
         x, y = old[label].splitlines(), new[label].splitlines()
-        first = next(
-            (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
-        )
+        first = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y)))
         print(f"differs: {label}")
         print(f"  - {x[first] if first < len(x) else '(nothing)'}")
         print(f"  + {y[first] if first < len(y) else '(nothing)'}")

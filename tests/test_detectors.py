@@ -13,7 +13,8 @@ from fixture_cases import FIXTURES, Case, cases, parse_expected_diagnostics
 from hipify_py.cli import main
 from hipify_py.commands.explain_cmd import format_markdown
 from hipify_py.diagnostics import RULES
-from hipify_py.rules.detectors import _evaluate, _left_operand
+from hipify_py.rules.detectors.memory import _evaluate
+from hipify_py.rules.detectors.warp import _left_operand
 from hipify_py.rules.pp_branches import analyse, dead_branches
 from hipify_py.translate import translate
 

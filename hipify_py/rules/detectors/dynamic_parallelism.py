@@ -1,0 +1,29 @@
+"""Kernel launches and cudaDeviceSynchronize from device code (HIP112): HIP has no dynamic parallelism."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, logical_line
+
+_LAUNCH = re.compile(rb"<<<")
+_DEVICE_SYNC = re.compile(rb"cudaDeviceSynchronize\b")
+
+
+def dynamic_parallelism(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    for m in scan.code(_LAUNCH, device_only=True):
+        if DEFINE_LINE.match(src, logical_line(src, m.start())[0]):
+            continue  # a launch in a macro body runs where the macro is expanded (host code, usually)
+        if scan.device.contains(m.start()) and not scan.device.host_too(src, m.start()):
+            msg = "kernel launch from device code (dynamic parallelism) is not supported by HIP"
+            result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
+    for m in scan.code(_DEVICE_SYNC, device_only=True):
+        # In __host__ __device__ functions the call is usually on a guarded host path: stay quiet.
+        if scan.device.contains(m.start()) and not scan.device.host_too(src, m.start()):
+            msg = "cudaDeviceSynchronize in device code (dynamic parallelism) is not supported by HIP"
+            result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
+    return result

@@ -1,0 +1,31 @@
+"""__launch_bounds__ with a minimum-blocks argument (HIP206): HIP reads it as warps per execution unit."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import Scan, split_args
+
+_LAUNCH_BOUNDS = re.compile(rb"__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+# Code written for AMD GPUs by hand (composable_kernel, ROCm-only kernels): its __launch_bounds__ already
+# have HIP's meaning. (`#include <hip/...>` alone is no sign: translated files have it too.)
+_AMD_NATIVE = re.compile(rb'__builtin_amdgcn_|__AMDGCN_|__gfx\d|#[ \t]*include[ \t]*[<"]ck(?:_tile)?/')
+
+
+def launch_bounds(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    if _AMD_NATIVE.search(ctx.source):
+        return result
+    for m in scan.code(_LAUNCH_BOUNDS):
+        args = split_args(m.group(1))
+        if len(args) >= 2 and args[1] not in (b"1", b"1u", b"1U"):  # 1 block / 1 wave: no change
+            msg = (
+                f"__launch_bounds__ second argument `{args[1].decode()}`: CUDA min blocks per SM; "
+                "HIP reads it as min warps per execution unit"
+            )
+            result.diagnostics.append(ctx.diag("HIP206", m.start(), m.end(), msg))
+    return result

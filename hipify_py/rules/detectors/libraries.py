@@ -1,0 +1,29 @@
+"""NVIDIA libraries without a HIP package (HIP110): nvtx, nvml, npp, nvjpeg, cuFile, cutensor, cudnn..."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
+from hipify_py.rules.detectors.common import Scan, declared_here, match_text
+
+LIBRARY_USE = re.compile(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
+_LIBRARY_HEADER = re.compile(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
+
+
+def library_usage(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    headers = b" ".join(m.group(1).lower() for m in _LIBRARY_HEADER.finditer(ctx.source))
+    reported: set[str] = set()
+    for m in scan.code(LIBRARY_USE, keep=lambda m: not declared_here(ctx, m)):
+        for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
+            if re.match(prefix, m.group()) and library not in reported:
+                reported.add(library)
+                if any(needle in headers for needle in LIBRARY_HEADERS[library]):
+                    break  # the include rule already reported this library at its header
+                msg = f"`{match_text(m)}`: {library} has no drop-in HIP counterpart ({advice})"
+                result.diagnostics.append(ctx.diag("HIP110", m.start(), m.end(), msg))
+                break
+    return result

@@ -1,0 +1,23 @@
+"""Texture and surface references (HIP111): the reference API is gone in CUDA 12 and HIP."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import Scan, match_text
+
+_TEX_REF = re.compile(rb"\b(texture|surface)\s*<")
+
+
+def texture_references(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    for m in scan.code(_TEX_REF):
+        node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is None or node.type not in ("type_identifier", "identifier", "template_type"):
+            continue
+        kind = match_text(m, 1)
+        msg = f"{kind} reference `{kind}<...>`: the {kind} reference API was removed (CUDA 12, HIP)"
+        result.diagnostics.append(ctx.diag("HIP111", m.start(1), m.end(1), msg))
+    return result

@@ -1,0 +1,103 @@
+"""CUDA version and architecture macros in conditions (HIP301-HIP303), runtime version numbers
+compared with CUDA's (HIP304).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
+from hipify_py.rules.detectors.common import Scan, logical_line, match_text, word_start
+
+VERSION_MACRO = re.compile(
+    rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__|"
+    rb"__CUDA_ARCH__|__CUDA_ARCH_LIST__|__NVCC__|__CUDA_API_VERSION|" + LIBRARY_VERSION_MACROS + rb")\b"
+)
+_COMPARE_AFTER = re.compile(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
+_COMPARE_BEFORE = re.compile(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
+# re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
+_PREPROC_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
+
+
+def _compared(source: bytes, m: re.Match[bytes]) -> bool:
+    before = source[max(0, m.start() - 24) : m.start()]
+    return bool(_COMPARE_AFTER.match(source, m.end()) or _COMPARE_BEFORE.search(before))
+
+
+def _version_finding(name: str, compared: bool, amd: int | None) -> tuple[str, str]:
+    """(rule, message) for one version-macro use in a condition or comparison; `amd` is the value of
+    the whole #if condition under hipcc when known."""
+    effect = {
+        None: "",
+        0: "so the condition is false on ROCm and the code it guards is dropped",
+    }.get(amd, "so the condition is true on ROCm (unlike on current NVIDIA GPUs) and its code is compiled")
+    if name == "__NVCC__":
+        return (
+            "HIP303",
+            f"`__NVCC__` is never defined by hipcc, {effect or 'so this guard takes the non-NVCC branch'}",
+        )
+    if name.startswith("__CUDA_ARCH"):
+        what = "compared with an NVIDIA compute capability" if compared else "tested"
+        rest = effect or "device passes set __HIP_DEVICE_COMPILE__ instead"
+        return "HIP302", f"`{name}` {what}: not defined by hipcc, {rest}"
+    what = "compared with a CUDA version number" if compared else "tested"
+    return (
+        "HIP301",
+        f"`{name}` {what}: undefined under hipcc, {effect or 'so this condition silently changes on ROCm'}",
+    )
+
+
+def version_macros(ctx: Context, scan: Scan) -> RuleResult:
+    """One finding per rule and logical line; conditions that already test a HIP macro are fine."""
+    result = RuleResult()
+    src = ctx.source
+    found: dict[tuple[int, str], tuple[int, re.Match[bytes], str]] = {}
+    for m in scan.code(VERSION_MACRO):
+        line_start, line_end = logical_line(src, m.start())
+        condition = bool(_PREPROC_LINE.match(src, line_start))
+        compared = _compared(src, m)
+        if not (condition or compared or m.group() == b"__NVCC__"):
+            continue  # e.g. printf("%d", CUDART_VERSION): harmless
+        if HIP_PLATFORM_MACRO.search(src, line_start, line_end):
+            continue  # `... || defined(__HIP_PLATFORM_AMD__)`: the user already handled ROCm
+        amd = scan.branches.amd.get(line_start) if condition else None
+        if condition and (scan.branches.harmless(line_start) or scan.branches.only_pragmas(src, line_start)):
+            continue  # ROCm takes the branch current NVIDIA GPUs take: `defined(__CUDA_ARCH__) && ... < 600`
+        rule, message = _version_finding(match_text(m), compared, amd)
+        key = (line_start, rule)
+        rank = 1 if compared else 0
+        if key not in found or rank > found[key][0]:
+            found[key] = (rank, m, message)
+    for key, (_, m, message) in found.items():
+        result.diagnostics.append(ctx.diag(key[1], m.start(), m.end(), message))
+    return result
+
+
+_GET_VERSION = re.compile(rb"(cuda(?:Runtime|Driver)GetVersion)\s*\(\s*&\s*(\w+)\s*\)")
+
+
+def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:
+    """cudaRuntimeGetVersion(&v) ... v >= 11000: HIP reports its own version numbering."""
+    result = RuleResult()
+    variables: dict[bytes, str] = {}
+    for m in scan.code(_GET_VERSION):
+        variables.setdefault(m.group(2), match_text(m, 1))
+    if not variables:
+        return result
+    src = ctx.source
+    uses = re.compile(rb"(?:" + b"|".join(re.escape(v) for v in variables) + rb")\b")
+
+    def compared(m: re.Match[bytes]) -> bool:  # a plain variable (not obj.v / p->v) next to a number
+        before = src[m.start() - 1 : m.start()]
+        return word_start(src, m.start()) and before not in (b".", b">") and _compared(src, m)
+
+    for m in scan.code(uses, keep=compared):
+        var = m.group()
+        fn = variables[var]
+        msg = (
+            f"result of {fn} (`{var.decode()}`) compared with a number: HIP versions are numbered differently"
+        )
+        result.diagnostics.append(ctx.diag("HIP304", m.start(), m.end(), msg))
+    return result

@@ -1,0 +1,196 @@
+"""Warp size and lane masks: literal and named 32s (HIP201), 32-bit full masks (HIP202), *_sync
+intrinsics HIP lacks before 6.2 (HIP203).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py.context import Context
+from hipify_py.mappings import compare_versions
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detector_data import SYNC_WARP_INTRINSICS
+from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
+
+_WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
+# Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
+_THREAD_WORDS = re.compile(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
+_LANE_WORDS = re.compile(rb"\blane|Lane|[Ww]arp")
+# The patterns below start with their literal and check the word boundary after it (`__shfl(?<!\w__shfl)`
+# == `\b__shfl`): only a pattern that starts with a literal gets the regex engine's fast prefix search.
+_SHFL_WIDTH = re.compile(
+    rb"__shfl(?<!\w__shfl)(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
+)
+_SHARED_32 = re.compile(rb"__shared__(?<!\w__shared__)\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
+_HALVING_LOOP = re.compile(
+    rb"for(?<!\wfor)\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
+)
+
+
+# `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned warp_size{32};`
+_WARP_SIZE_NAME = re.compile(
+    rb"(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\b(?:[ \t]+|\s*=\s*|\s*\{\s*)32[uU]?\b(?!\s*[.*/+-])"
+)
+
+
+def warp_size_constants(ctx: Context, scan: Scan) -> RuleResult:
+    src = ctx.source
+    result = RuleResult()
+    for m in scan.code(_WARP_SIZE_NAME):
+        start = m.start()
+        while start > 0 and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
+            start -= 1
+        name = re.match(rb"\w+", src[start : m.end()])
+        assert name is not None
+        msg = f"`{name.group().decode()}` is defined as 32: AMD wavefronts have 64 lanes (use warpSize)"
+        result.diagnostics.append(ctx.diag("HIP201", start, m.end(), msg))
+    return result
+
+
+def warp_size_literals(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    seen: set[int] = set()
+
+    def add(start: int, end: int, message: str) -> None:
+        line = ctx.lines.line_col(start)[0]
+        if line not in seen:
+            seen.add(line)
+            result.diagnostics.append(ctx.diag("HIP201", start, end, message))
+
+    for m in scan.code(_SHFL_WIDTH, device_only=True):
+        width = src.rfind(b"32", m.start(), m.end())
+        add(width, width + 2, "shuffle width 32: a wavefront has 64 lanes on most AMD GPUs")
+    for m in scan.code(_HALVING_LOOP, device_only=True):
+        if scan.device.contains(m.start()):
+            add(m.start(), m.end(), "reduction loop starting at offset 16 assumes 32 lanes per warp")
+    for m in scan.code(_SHARED_32, device_only=True):
+        # A 32-slot array is a per-warp/per-lane buffer when its name or an index says so.
+        body = scan.device.span_text(src, m.start())
+        name = re.escape(m.group(1))
+        indexed = re.compile(rb"\b" + name + rb"\s*\[[^\]]*(?:\blane|Lane|[Ww]arp)")
+        if body is not None and (_LANE_WORDS.search(m.group(1)) or indexed.search(body)):
+            add(m.start(), m.end(), "__shared__ array of 32 elements: one slot per lane or warp of size 32?")
+    for m in scan.code(_WARP_ARITH, device_only=True):
+        if not scan.device.contains(m.start()):
+            continue
+        ls, _ = line_bounds(src, m.start())
+        if _THREAD_WORDS.search(_left_operand(src, m.start(), ls)):
+            add(
+                m.start(),
+                m.end(),
+                f"`{match_text(m).strip()}` in lane/warp index math assumes a warp of 32 threads",
+            )
+    return result
+
+
+def _left_operand(source: bytes, op: int, floor: int) -> bytes:
+    """The operand left of the operator at `op` (balanced parentheses), not before `floor`.
+
+    `(threadIdx.x + off) / 32` -> `(threadIdx.x + off)`; `1.0f / 32` -> `1.0f`: only the operand
+    decides whether this is lane/warp math, not whatever else is on the line.
+    """
+    depth = 0
+    i = op - 1
+    while i >= floor:
+        c = source[i : i + 1]
+        if c in b")]":
+            depth += 1
+        elif c in b"([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and c in b"=,;{}?:<>!&|+-":
+            break
+        i -= 1
+    return source[i + 1 : op]
+
+
+_FULL_MASK = re.compile(rb"(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
+# `unsigned long` is 64-bit on Linux (LP64), so it is not in the list.
+_BALLOT_32 = re.compile(rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|int32_t)\s+(\w+)\s*=\s*\Z")
+_BALLOT_CALL = re.compile(rb"(__ballot_sync|__ballot|__activemask)\s*\(")
+
+# `#define FULL_MASK 0xffffffff`, `const unsigned kFullMask = 0xffffffffu;`
+_MASK_VALUE = re.compile(rb"(?:0x[fF]{8}|~0)[uU]?\b")
+_MASK_NAME = re.compile(rb"\b(\w*(?:MASK|[Mm]ask)\w*)(?:[ \t]+|\s*=\s*|\s*\{\s*)\Z")
+
+
+def _mask_name(source: bytes, m: re.Match[bytes]) -> str | None:
+    """`FULL_MASK` in `#define FULL_MASK 0xffffffff` / `unsigned mask = 0xffffffff`, else None."""
+    named = _MASK_NAME.search(source, max(0, m.start() - 60), m.start())
+    return named.group(1).decode("ascii", "replace") if named else None
+
+
+# Only files that use warp vote/shuffle intrinsics have lane masks (not CRC or bit-field masks).
+_WARP_OP = re.compile(
+    rb"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__syncwarp|__match\w+)\s*\("
+)
+
+
+def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    for m in scan.code(_FULL_MASK):
+        msg = f"32-bit full mask passed to `{match_text(m, 1)}`: AMD wavefronts have 64 lanes (64-bit masks)"
+        result.diagnostics.append(ctx.diag("HIP202", m.start(2), m.end(2), msg))
+    src = ctx.source
+    for m in (
+        scan.code(_MASK_VALUE, keep=lambda m: _mask_name(src, m) is not None) if _WARP_OP.search(src) else ()
+    ):
+        line_start, _ = line_bounds(src, m.start())
+        if not scan.device.contains(m.start()) and not DEFINE_LINE.match(ctx.source, line_start):
+            continue  # a host variable named *mask* is not a lane mask
+        if _used_only_where_dead(scan, m):
+            continue  # `unsigned mask = 0xffffffff` passed on only under `#ifndef USE_ROCM`
+        msg = (
+            f"`{_mask_name(src, m)}` is a 32-bit full lane mask: AMD wavefronts have 64 lanes (64-bit masks)"
+        )
+        result.diagnostics.append(ctx.diag("HIP202", m.start(), m.end(), msg))
+    for m in scan.code(
+        _BALLOT_CALL, keep=lambda m: _BALLOT_32.search(src, max(0, m.start() - 60), m.start()) is not None
+    ):
+        var = _BALLOT_32.search(src, max(0, m.start() - 60), m.start())
+        assert var is not None
+        msg = (
+            f"`{match_text(m, 1)}` result stored in 32-bit `{match_text(var, 1)}`: "
+            "the lane mask is 64-bit on AMD"
+        )
+        result.diagnostics.append(ctx.diag("HIP202", var.start(1), var.end(1), msg))
+    return result
+
+
+def _used_only_where_dead(scan: Scan, m: re.Match[bytes]) -> bool:
+    """The mask variable/parameter at m is read only in branches hipcc never compiles."""
+    span = scan.device.span_at(m.start())
+    name = _mask_name(scan.ctx.source, m)
+    if span is None or name is None:
+        return False
+    src = scan.ctx.source
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    uses = [u.start() for u in word.finditer(src, m.end(), span[1])]
+    return bool(uses) and all(scan.is_dead(u) for u in uses)
+
+
+_SYNC_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
+
+
+def sync_intrinsics(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    names = ctx.tables.names
+    for m in scan.code(_SYNC_INTRINSIC):
+        entry = names.get(m.group())
+        if entry is not None and entry.hip is None:
+            continue  # HIP101 already reports it
+        target = ctx.options.hip_version
+        if target and compare_versions(target, "6.2") >= 0:
+            msg = (
+                f"`{match_text(m)}`: HIP {target} provides it only with -DHIP_ENABLE_WARP_SYNC_BUILTINS "
+                "and a 64-bit mask"
+            )
+        else:
+            msg = (
+                f"`{match_text(m)}` does not exist before HIP 6.2 "
+                f"(target {target or 'unset'}; Debian ships 5.2)"
+            )
+        result.diagnostics.append(ctx.diag("HIP203", m.start(), m.end(), msg))
+    return result
