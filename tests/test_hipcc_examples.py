@@ -40,6 +40,7 @@ def test_example_compiles_with_hipcc(example: Path, tmp_path: Path) -> None:
 COMPILED_TOPICS = (
     "identifiers",
     "launch",
+    "launch_spaced",
     "keep_launch",
     "negative",
     "symbols",

@@ -2,6 +2,11 @@
 
 Only the launch punctuation is edited (`<<<`, `>>>`, the argument list's `(`) plus insertions, so
 identifier edits inside the launch never overlap and comments inside the launch survive.
+
+nvcc lexes `<<<` as three tokens, so `k << < g, b >> > (x)` (blanks, newlines, comments or line
+continuations between the brackets) is a launch too; clang's HIP mode needs `<<<` written as one token.
+The grammar accepts blanks inside its `<<<`/`>>>` tokens; comments and continuations there are blanked
+in a copy of the text for the parse, and kept byte for byte in the output.
 """
 
 from __future__ import annotations
@@ -13,7 +18,14 @@ from hipify_py.edits import Edit
 from hipify_py.parser import Node, parse
 from hipify_py.rules import RuleResult
 
-_CHEVRONS = re.compile(rb"<<<")
+# What may stand between the brackets of a launch for nvcc: blanks, comments, line continuations.
+_GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
+_CHEVRONS = re.compile(rb"<" + _GAP + rb"<" + _GAP + rb"<", re.S)
+_CLOSING = re.compile(rb">" + _GAP + rb">" + _GAP + rb">", re.S)
+# Comments and continuations inside a bracket group: the grammar's tokens allow only blanks.
+_FILLER = re.compile(rb"\\\r?\n|/\*.*?\*/|//[^\n]*", re.S)
+# `operator<< <T>(...)`: an explicit template argument list of a user's operator<<, not a launch
+_OPERATOR_BEFORE = re.compile(rb"\boperator\s*\Z")
 # Wraps a macro body so it parses as statements: offsets are shifted back by len(_PREFIX).
 _PREFIX = b"void __hipify_py_macro_body__() {\n"
 _SUFFIX = b"\n;}\n"
@@ -21,32 +33,85 @@ _SUFFIX = b"\n;}\n"
 
 def convert_launches(ctx: Context) -> RuleResult:
     result = RuleResult()
-    if ctx.options.keep_launch_syntax:
-        return result
+    keep = ctx.options.keep_launch_syntax
+    source = ctx.source
     macro_bodies: dict[int, Node] = {}
-    for m in _CHEVRONS.finditer(ctx.source):
+    filled: list[re.Match[bytes]] = []  # comments/continuations between brackets: parsed from a copy
+    for m in _CHEVRONS.finditer(source):
         start = m.start()
-        if ctx.is_protected(start):
+        if (keep and m.group() == b"<<<") or ctx.is_protected(start) or _operator(source, start):
             continue
         where = ctx.classify(start, m.end())
         if where in (Where.COMMENT, Where.STRING):
             continue
         node = ctx.root.descendant_for_byte_range(start, m.end())
-        call = _launch_call(node)
-        if call is not None:
-            edits = launch_edits(ctx.source, call, 0)
-            if edits is not None:
-                result.edits.extend(edits)
-                result.counts["launches"] += 1
-                continue
         body = _macro_body(node)
         if body is not None:
             macro_bodies.setdefault(body.start_byte, body)
             continue
-        result.diagnostics.append(ctx.diag("HIP403", start, m.end()))
+        if _FILLER.search(m.group()):
+            filled.append(m)
+            continue
+        call = _launch_call(node)
+        _convert(ctx, start, m.end(), _edits(source, call, 0, keep) if call is not None else None, result)
+    if filled:
+        copy, fillers = _blanked(source)
+        root = parse(copy).root_node
+        for m in filled:
+            call = _launch_call(root.descendant_for_byte_range(m.start(), m.end()))
+            edits = _edits(copy, call, 0, keep) if call is not None else None
+            _convert(ctx, m.start(), m.end(), _keep_fillers(edits, fillers), result)
     for body in macro_bodies.values():
         _convert_in_macro(ctx, body, result)
     return result
+
+
+def _operator(text: bytes, start: int) -> bool:
+    return bool(_OPERATOR_BEFORE.search(text, max(0, start - 40), start))
+
+
+def _convert(ctx: Context, start: int, end: int, edits: list[Edit] | None, result: RuleResult) -> None:
+    if edits is not None:
+        result.edits.extend(edits)
+        if not ctx.options.keep_launch_syntax:
+            result.counts["launches"] += 1
+    elif not ctx.options.keep_launch_syntax:
+        result.diagnostics.append(ctx.diag("HIP403", start, end))
+
+
+def _edits(source: bytes, call: Node, shift: int, keep: bool) -> list[Edit] | None:
+    return bracket_edits(source, call, shift) if keep else launch_edits(source, call, shift)
+
+
+def _blanked(text: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+    """`text` with comments and continuations inside bracket groups blanked (same length), and their spans."""
+    if b"/" not in text and b"\\" not in text:
+        return text, []
+    out = bytearray(text)
+    spans: list[tuple[int, int]] = []
+    for pattern in (_CHEVRONS, _CLOSING):
+        for group in pattern.finditer(text):
+            for filler in _FILLER.finditer(text, group.start(), group.end()):
+                spans.append(filler.span())
+                out[filler.start() : filler.end()] = b" " * (filler.end() - filler.start())
+    return bytes(out), sorted(spans)
+
+
+def _keep_fillers(edits: list[Edit] | None, fillers: list[tuple[int, int]]) -> list[Edit] | None:
+    """Split edits around comment/continuation spans so those bytes survive; None if one cuts a span."""
+    if edits is None or not fillers:
+        return edits
+    out: list[Edit] = []
+    for edit in edits:
+        inside = [f for f in fillers if edit.start < f[1] and f[0] < edit.end]
+        if any(a < edit.start or b > edit.end for a, b in inside):
+            return None
+        pos, text = edit.start, edit.text
+        for a, b in inside:
+            out.append(Edit(pos, a, text))
+            pos, text = b, b""
+        out.append(Edit(pos, edit.end, text))
+    return [e for e in out if e.start != e.end or e.text]
 
 
 def _launch_call(node: Node | None) -> Node | None:
@@ -69,23 +134,38 @@ def _macro_body(node: Node | None) -> Node | None:
 
 def _convert_in_macro(ctx: Context, body: Node, result: RuleResult) -> None:
     """Re-parse a #define body as statements and convert the launches found in it."""
-    text = ctx.source[body.start_byte : body.end_byte]
+    keep = ctx.options.keep_launch_syntax
+    text, fillers = _blanked(ctx.source[body.start_byte : body.end_byte])
     wrapped = _PREFIX + text + _SUFFIX
     tree = parse(wrapped)
     shift = body.start_byte - len(_PREFIX)
-    converted = 0
+    fillers = [(a + body.start_byte, b + body.start_byte) for a, b in fillers]
     for m in _CHEVRONS.finditer(text):
+        if (keep and m.group() == b"<<<") or _operator(text, m.start()):
+            continue
         node = tree.root_node.descendant_for_byte_range(len(_PREFIX) + m.start(), len(_PREFIX) + m.end())
         call = _launch_call(node)
-        edits = launch_edits(wrapped, call, shift) if call is not None else None
-        if edits is None:
-            start = body.start_byte + m.start()
-            if ctx.classify(start, start + 3) not in (Where.COMMENT, Where.STRING):
-                result.diagnostics.append(ctx.diag("HIP403", start, start + 3))
+        edits = _keep_fillers(_edits(wrapped, call, shift, keep) if call is not None else None, fillers)
+        start = body.start_byte + m.start()
+        if edits is None and ctx.classify(start, start + 1) in (Where.COMMENT, Where.STRING):
             continue
-        result.edits.extend(edits)
-        converted += 1
-    result.counts["launches"] += converted
+        _convert(ctx, start, body.start_byte + m.end(), edits, result)
+
+
+def _syntax(call: Node) -> Node | None:
+    return next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+
+
+def bracket_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
+    """--keep-launch-syntax: only `<< <` / `>> >` become the single tokens `<<<` / `>>>` clang needs."""
+    syntax = _syntax(call)
+    if syntax is None or syntax.has_error:
+        return None
+    edits = []
+    for token, text in ((syntax.children[0], b"<<<"), (syntax.children[-1], b">>>")):
+        if source[token.start_byte : token.end_byte] != text:
+            edits.append(Edit(token.start_byte + shift, token.end_byte + shift, text))
+    return edits
 
 
 def _named(node: Node) -> list[Node]:
@@ -107,7 +187,7 @@ def launch_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
     """
     kernel = call.child_by_field_name("function")
     args = call.child_by_field_name("arguments")
-    syntax = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+    syntax = _syntax(call)
     if kernel is None or args is None or syntax is None or syntax.has_error:
         return None
     config = _named(syntax)
@@ -121,7 +201,8 @@ def launch_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
         Edit(kernel.start_byte, kernel.start_byte, b"hipLaunchKernelGGL(" + (b"(" if needs_parens else b""))
     ]
     head = (b")" if needs_parens else b"") + b", "
-    if _blank(source, kernel.end_byte, config[0].start_byte, (b"<<<",)):
+    opening_text = source[opening.start_byte : opening.end_byte]  # `<<<`, or `<< <` split by blanks
+    if _blank(source, kernel.end_byte, config[0].start_byte, (opening_text,)):
         edits.append(Edit(kernel.end_byte, config[0].start_byte, head))
     else:
         edits.append(Edit(kernel.end_byte, kernel.end_byte, head[:-2]) if needs_parens else Edit(0, 0, b""))
@@ -134,7 +215,7 @@ def launch_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
     arguments = _named(args)
     after = arguments[0].start_byte if arguments else args.children[-1].start_byte
     separator = b", " if arguments else b""
-    if _blank(source, last.end_byte, after, (b">>>", b"(")):
+    if _blank(source, last.end_byte, after, (source[closing.start_byte : closing.end_byte], b"(")):
         edits.append(Edit(last.end_byte, after, defaults + separator))
     else:
         edits.append(Edit(last.end_byte, last.end_byte, defaults))
