@@ -83,6 +83,12 @@ class Context:
         """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
         from hipify_py.rules.pp_branches import dead_branches  # why lazy: rules import this module
 
+        # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
+        # unless this file defines them itself
+        unmapped = [n for n in self.tables.unmapped_guards if n in self.source]
+        if unmapped:
+            own = set(re.findall(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", self.source, re.MULTILINE))
+            return dead_branches(self.source, frozenset(unmapped) - own)
         return dead_branches(self.source)
 
     @property

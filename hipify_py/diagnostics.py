@@ -320,6 +320,20 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "with CUDA numbers like 11000 give the wrong answer.",
         ),
         Rule(
+            "HIP307",
+            "cuda-header-guard",
+            Severity.WARNING,
+            "Guard or feature macro of a CUDA header that HIP does not define",
+            "Include the HIP counterpart and test its macro, or test __HIP_PLATFORM_AMD__ for a ROCm "
+            "branch; without a counterpart, port the guarded code by hand.",
+            "Helper headers hide code behind the include guards of CUDA headers (`#ifdef "
+            "__DRIVER_TYPES_H__`, `CUBLAS_API_H_`, `CUSPARSEAPI`...). hipify-py rewrites the guards whose "
+            "HIP counterpart header defines a macro (mappings/guards.yaml, checked against the installed "
+            "headers) and reports the others: a library without a HIP counterpart (nvJPEG, NPP), or a "
+            "macro the target HIP version's header does not define. Under hipcc the condition never "
+            "holds, so the code it guards is silently dropped on ROCm.",
+        ),
+        Rule(
             "HIP401",
             "build-construct-not-understood",
             Severity.WARNING,

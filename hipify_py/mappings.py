@@ -40,11 +40,15 @@ FAMILY_ORDER: tuple[str, ...] = (
 )
 HEADERS_FILE = "headers.yaml"
 NAMESPACES_FILE = "namespaces.yaml"
+# hand-kept tables of facts beyond names (each row says why and where the fact comes from)
+GUARDS_FILE = "guards.yaml"  # CUDA header guard/feature macros -> the macro the HIP header defines
+EXTRAS_FILE = "extras.yaml"  # CUDA names real code uses that the reference tables lack
+INCLUDE_ORDER_FILE = "include-order.yaml"  # HIP headers that need another HIP header first
 # names checked absent in a real install (made by scripts/check_hip_headers.py)
 HIP_HEADERS_GLOB = "hip-headers-*.yaml"
 CUSTOM_FAMILY = "custom"
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
-CACHE_FORMAT = 2  # bump when the cached payload layout changes
+CACHE_FORMAT = 3  # bump when the cached payload layout changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,7 @@ class Entry:
     roc_changed: str = ""
     roc_removed: str = ""
     roc_experimental: str = ""
+    note: str = ""  # why a hand-kept row (extras.yaml) maps as it does; shown with its findings
 
     @property
     def supported(self) -> bool:
@@ -96,6 +101,42 @@ class Namespace:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """A CUDA header's include guard or feature macro, and the macro its HIP counterpart defines.
+
+    `hip` None: the HIP side defines nothing alike (code under the guard is dropped on ROCm).
+    since/until: the HIP versions [since, until) whose header defines `hip` ("" = open).
+    """
+
+    cuda: str
+    hip: str | None
+    roc: str | None = None  # with --roc, where the roc* header defines another macro
+    cuda_header: str = ""
+    hip_header: str = ""
+    since: str = ""
+    until: str = ""
+    reason: str = ""
+    checked: str = ""
+
+    def holds_for(self, version: str | None) -> bool:
+        if not version:
+            return not self.until
+        return (not self.since or compare_versions(version, self.since) >= 0) and (
+            not self.until or compare_versions(version, self.until) < 0
+        )
+
+
+@dataclass(frozen=True)
+class IncludeNeed:
+    """A HIP header that does not compile on its own: `needs` must be included before it."""
+
+    hip: str
+    needs: str
+    reason: str = ""
+    checked: str = ""
+
+
+@dataclass(frozen=True)
 class Mappings:
     by_cuda: Mapping[str, Entry]
     families: Mapping[str, tuple[Entry, ...]]
@@ -107,11 +148,15 @@ class Mappings:
     namespaces: tuple[Namespace, ...] = ()
     # HIP/ROC name -> highest library version whose installed headers were checked not to declare it
     absent_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    guards: Mapping[str, tuple[Guard, ...]] = dataclasses.field(default_factory=dict)  # by CUDA macro
+    include_needs: Mapping[str, IncludeNeed] = dataclasses.field(default_factory=dict)  # by HIP header
 
 
 ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Entry))
 HEADER_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Header))
 NAMESPACE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Namespace))
+GUARD_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Guard))
+INCLUDE_NEED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(IncludeNeed))
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 _VERSION_PART = re.compile(r"\d+")
 
@@ -232,6 +277,43 @@ def _namespace_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     ]
 
 
+def _hand_rows(doc: Mapping[str, Any], key: str, where: str) -> list[dict[str, Any]]:
+    """Rows of a hand-kept table: each must say why (`reason`)."""
+    rows = doc.get(key) or []
+    if not isinstance(rows, list):
+        raise ValueError(f"{where}: `{key}` must be a list")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not row.get("reason"):
+            raise ValueError(f"{where}: {key} row {i + 1} needs a `reason`: {row!r}")
+    return rows
+
+
+def _guard_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
+    return [
+        _record(row, GUARD_FIELDS, {}, f"{where} guard {i + 1}")
+        for i, row in enumerate(_hand_rows(doc, "guards", where))
+    ]
+
+
+def _include_need_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
+    rows = _hand_rows(doc, "include_order", where)
+    return [
+        _record({"cuda": row.get("hip"), **row}, ("cuda", *INCLUDE_NEED_FIELDS), {}, f"{where} row {i + 1}")[1:]
+        for i, row in enumerate(rows)
+    ]
+
+
+def _extra_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
+    """extras.yaml rows: Entry fields plus `reason` (kept as the entry's note) and `source`."""
+    records = []
+    for i, row in enumerate(_hand_rows(doc, "extras", where)):
+        fields = {k: v for k, v in row.items() if k not in ("reason", "source")}
+        if not row.get("source"):
+            raise ValueError(f"{where}: extras row {i + 1} needs a `source`: {row!r}")
+        records.append(_record({**fields, "note": row["reason"]}, ENTRY_FIELDS, {}, f"{where} extra {i + 1}"))
+    return records
+
+
 def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     known = set(HEADER_FIELDS)
     rows = [
@@ -261,7 +343,10 @@ def _builtin_files(directory: Path) -> list[Path]:
     missing = [str(p) for p in files if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"mapping tables missing: {', '.join(missing)}")
-    optional = [directory / HEADERS_FILE, directory / NAMESPACES_FILE]
+    optional = [
+        directory / name
+        for name in (HEADERS_FILE, NAMESPACES_FILE, GUARDS_FILE, EXTRAS_FILE, INCLUDE_ORDER_FILE)
+    ]
     return files + [p for p in optional if p.is_file()] + sorted(directory.glob(HIP_HEADERS_GLOB))
 
 
@@ -278,17 +363,31 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     headers: list[tuple] = []
     namespaces: list[tuple] = []
     absent: list[list[str]] = []
+    guards: list[tuple] = []
+    extras: list[tuple] = []
+    include_order: list[tuple] = []
     for path, data in blobs:
         doc = _read_yaml(data, path)
         headers.extend(_header_records(doc, str(path)))
         namespaces.extend(_namespace_records(doc, str(path)))
         absent.extend(_absent_records(doc, str(path)))
+        guards.extend(_guard_records(doc, str(path)))
+        extras.extend(_extra_records(doc, str(path)))
+        include_order.extend(_include_need_records(doc, str(path)))
         if "entries" not in doc and "sections" not in doc and "family" not in doc:
             continue  # headers.yaml (or a user file with only headers)
         family = str(doc.get("family") or default_family)
         library = {str(k): str(v) for k, v in (doc.get("library") or {}).items()}
         families.append((family, library, _entry_records(doc, family, str(path))))
-    return {"families": families, "headers": headers, "namespaces": namespaces, "absent": absent}
+    return {
+        "families": families,
+        "headers": headers,
+        "namespaces": namespaces,
+        "absent": absent,
+        "guards": guards,
+        "extras": extras,
+        "include_order": include_order,
+    }
 
 
 def cache_dir() -> Path | None:
@@ -302,7 +401,7 @@ def cache_dir() -> Path | None:
 
 def _cache_key(digest: str) -> tuple[object, ...]:
     # why: records are positional tuples, so a change of the dataclass fields must invalidate them
-    return (CACHE_FORMAT, __version__, digest, ENTRY_FIELDS, HEADER_FIELDS)
+    return (CACHE_FORMAT, __version__, digest, ENTRY_FIELDS, HEADER_FIELDS, GUARD_FIELDS, INCLUDE_NEED_FIELDS)
 
 
 def _cache_path(directory: Path, digest: str) -> Path:
@@ -357,14 +456,22 @@ def _family_rank(family: str) -> int:
     return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
 
 
-def _index_by_cuda(families: Mapping[str, tuple[Entry, ...]], overrides: Sequence[Entry]) -> dict[str, Entry]:
-    """First family in FAMILY_ORDER wins; within a family a supported row beats an unsupported one."""
+def _index_by_cuda(
+    families: Mapping[str, tuple[Entry, ...]], overrides: Sequence[Entry], extras: Sequence[Entry] = ()
+) -> dict[str, Entry]:
+    """First family in FAMILY_ORDER wins; within a family a supported row beats an unsupported one.
+
+    Hand-kept extras fill names the reference tables lack (they never replace a table row); user
+    tables override everything.
+    """
     by_cuda: dict[str, Entry] = {}
     for family in sorted(families, key=_family_rank):
         for entry in families[family]:
             current = by_cuda.get(entry.cuda)
             if current is None or (current.family == family and not current.supported and entry.supported):
                 by_cuda[entry.cuda] = entry
+    for entry in extras:
+        by_cuda.setdefault(entry.cuda, entry)
     for entry in overrides:  # user tables override whatever the built-in data says
         by_cuda[entry.cuda] = entry
     return by_cuda
@@ -402,12 +509,18 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     headers = {record[0]: Header(*record) for record in (*builtin["headers"], *extra["headers"])}
     # a user file may redefine a namespace: the last definition of a CUDA namespace wins
     namespaces = {r[0]: Namespace(*r) for r in (*builtin.get("namespaces", ()), *extra.get("namespaces", ()))}
+    extras = [Entry(*record) for record in (*builtin.get("extras", ()), *extra.get("extras", ()))]
+    guards: dict[str, list[Guard]] = {}
+    for record in (*builtin.get("guards", ()), *extra.get("guards", ())):
+        guard = Guard(*record)
+        guards.setdefault(guard.cuda, []).append(guard)
+    needs = {r[0]: IncludeNeed(*r) for r in (*builtin.get("include_order", ()), *extra.get("include_order", ()))}
     absent_in: dict[str, str] = {}
     for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
         if compare_versions(version, absent_in.get(name, "")) > 0:
             absent_in[name] = version  # absent in a later release implies absent before it
     return Mappings(
-        by_cuda=_index_by_cuda(families, overrides),
+        by_cuda=_index_by_cuda(families, overrides, extras),
         families=families,
         libraries=libraries,
         headers=headers,
@@ -416,6 +529,8 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
         latest_hip_version=_latest_version(e for entries in families.values() for e in entries),
         namespaces=tuple(namespaces.values()),
         absent_in=absent_in,
+        guards={name: tuple(rows) for name, rows in guards.items()},
+        include_needs=needs,
     )
 
 

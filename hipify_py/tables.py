@@ -23,6 +23,8 @@ class Tables:
     # device intrinsics (renamed or not: __popc, __shfl_xor, atomicAdd...) that hipcc declares only in
     # hip_runtime.h, while nvcc includes cuda_runtime.h implicitly
     intrinsics: CandidateFinder
+    # guard macros of CUDA headers with no HIP counterpart (mappings/guards.yaml): undefined under hipcc
+    unmapped_guards: frozenset[bytes] = frozenset()
 
 
 def _needs_attention(entry: Entry) -> bool:
@@ -65,4 +67,7 @@ def compile_tables(mappings: Mappings) -> Tables:
             if e.family == "device" and e.cuda.startswith(("__", "atomic"))
         )
     )
-    return Tables(mappings, names, headers, namespaces, pattern, intrinsics)
+    unmapped = frozenset(
+        name.encode() for name, rows in mappings.guards.items() if all(row.hip is None for row in rows)
+    )
+    return Tables(mappings, names, headers, namespaces, pattern, intrinsics, unmapped)

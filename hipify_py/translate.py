@@ -19,6 +19,7 @@ from hipify_py.options import Options
 from hipify_py.parser import Node, parse
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors import DETECTORS
+from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
@@ -40,7 +41,7 @@ class Result:
 
 def translation_rules() -> tuple[RuleFn, ...]:
     """Rules that edit code. Order matters only for insertions at one offset (kept in order)."""
-    return (rewrite_includes, rename_identifiers, convert_launches, wrap_symbols)
+    return (rewrite_includes, rename_identifiers, rewrite_guards, convert_launches, wrap_symbols)
 
 
 def detector_rules() -> tuple[RuleFn, ...]:

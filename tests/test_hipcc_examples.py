@@ -41,6 +41,7 @@ COMPILED_TOPICS = (
     "identifiers",
     "launch",
     "launch_spaced",
+    "guards",
     "keep_launch",
     "negative",
     "symbols",
@@ -57,6 +58,7 @@ NOT_COMPILABLE = {
     "includes/all_headers.hip": "hipBLAS/hipFFT/hipSOLVER/hipCUB and hip_bf16.h are not in Debian's HIP 5.2",
     "includes/already_hip.hip": "hipblas/hipblas.h is not packaged in Debian",
     "includes/comments_and_quotes.hip": "includes a user header that does not exist",
+    "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
 }
 FIXTURE_OUTPUTS = sorted(
     p

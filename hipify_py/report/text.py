@@ -58,7 +58,7 @@ def format_summary(outcomes: Sequence[FileOutcome], verb: str = "converted") -> 
         )
     extras = [
         f"{name.replace('_', ' ')} {t.counts[name]}"
-        for name in ("launches", "includes", "symbols", "build_files", "renamed_includes")
+        for name in ("launches", "includes", "guards", "symbols", "build_files", "renamed_includes")
         if t.counts[name]
     ]
     if extras:

@@ -411,10 +411,13 @@ def _close(frame: list[object], at: int, result: Branches) -> None:
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def dead_branches(source: bytes) -> Branches:
+def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset()) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
-    (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times)."""
-    first = analyse(source)
+    (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
+
+    `undefined`: more macros known to be undefined under hipcc (guards of CUDA headers that have no
+    HIP counterpart, mappings/guards.yaml)."""
+    first = analyse(source, undefined)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -423,4 +426,4 @@ def dead_branches(source: bytes) -> Branches:
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead) if only_dead else first
+    return analyse(source, only_dead | undefined) if only_dead else first
