@@ -298,7 +298,9 @@ def _guard_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
 def _include_need_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     rows = _hand_rows(doc, "include_order", where)
     return [
-        _record({"cuda": row.get("hip"), **row}, ("cuda", *INCLUDE_NEED_FIELDS), {}, f"{where} row {i + 1}")[1:]
+        _record({"cuda": row.get("hip"), **row}, ("cuda", *INCLUDE_NEED_FIELDS), {}, f"{where} row {i + 1}")[
+            1:
+        ]
         for i, row in enumerate(rows)
     ]
 
@@ -514,7 +516,9 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     for record in (*builtin.get("guards", ()), *extra.get("guards", ())):
         guard = Guard(*record)
         guards.setdefault(guard.cuda, []).append(guard)
-    needs = {r[0]: IncludeNeed(*r) for r in (*builtin.get("include_order", ()), *extra.get("include_order", ()))}
+    needs = {
+        r[0]: IncludeNeed(*r) for r in (*builtin.get("include_order", ()), *extra.get("include_order", ()))
+    }
     absent_in: dict[str, str] = {}
     for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
         if compare_versions(version, absent_in.get(name, "")) > 0:
