@@ -126,6 +126,39 @@ _RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
 
 
 def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
+    implicit = _implicit_runtime(ctx, found)
+    return implicit + _include_prerequisites(ctx, found, implicit)
+
+
+_INCLUDE_PATH = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+_FULL_RUNTIME = b"hip/hip_runtime.h"
+
+
+def _include_prerequisites(ctx: Context, found: RuleResult, inserted: list[Edit]) -> list[Edit]:
+    """A rewritten include of a HIP header that does not compile on its own (mappings/include-order.yaml:
+    hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
+    needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
+    hid that dependency in the CUDA code."""
+    needs = {name.encode(): need.needs.encode() for name, need in ctx.tables.mappings.include_needs.items()}
+    rewritten = {e.start: e.text for e in found.edits if e.start != e.end and e.text in needs}
+    if not rewritten:
+        return []
+    targets = {e.start: e.text for e in found.edits if e.start != e.end}
+    # (position, header) of every include in the output, in order; insertions count at their offset
+    provided = [(e.start, b"hip/hip_runtime.h") for e in inserted]
+    edits: list[Edit] = []
+    for m in _INCLUDE_PATH.finditer(ctx.source):
+        header = targets.get(m.start(1), m.group(1))
+        need = needs.get(header) if m.start(1) in rewritten else None
+        line = ctx.lines.line_start(m.start(1))
+        if need is not None and not any(at <= line and h in (need, _FULL_RUNTIME) for at, h in provided):
+            edits.append(Edit(line, line, b"#include <" + need + b">" + newline_of(ctx.source)))
+            provided.append((line, need))
+        provided.append((m.start(), header))
+    return edits
+
+
+def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
     """nvcc includes cuda_runtime.h implicitly; hipcc does not include the HIP runtime API.
 
     A file that used the runtime (now rewritten) or launched kernels without including a runtime

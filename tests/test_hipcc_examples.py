@@ -42,6 +42,7 @@ COMPILED_TOPICS = (
     "launch",
     "launch_spaced",
     "guards",
+    "include_order",
     "keep_launch",
     "negative",
     "symbols",
