@@ -115,6 +115,11 @@ _HUNK_TOKEN = re.compile(
     re.DOTALL,
 )
 _INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]')
+# nvcc's launch brackets may be split by blanks, comments and continuations (`k << < g, b >> > (x)`)
+_GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
+_SPLIT_BRACKETS = re.compile(rb"<" + _GAP + rb"<" + _GAP + rb"<|>" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
+_CLOSING_BRACKETS = re.compile(rb">" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
+_KEPT_IN_BRACKETS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _LAUNCH_TOKENS = frozenset({b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"(", b")", b",", b"0"})
 _SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
 
@@ -135,6 +140,12 @@ class Canon:
                 names[cuda] = tuple(_HUNK_TOKEN.findall(target.encode()))
         for ns, target in tables.cuda_namespaces.items():
             names[ns] = (target,)
+        for guard, rows in tables.mappings.guards.items():  # header guards in #if conditions
+            hip = next((t for row in rows for t in (row.hip, row.roc) if t), None)
+            if hip:
+                names[guard.encode()] = (hip.encode(),)
+                for t in {t for row in rows for t in (row.hip, row.roc) if t}:
+                    names[t.encode()] = (hip.encode(),)
         headers = set()
         for path, header in tables.headers.items():
             headers.add(path)
@@ -169,10 +180,12 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
         old, new = old_lines[i1:i2], new_lines[j1:j2]
         # why line by line when possible: launch/symbol tokens are ignored only in the statement they occur
-        pairs = list(zip(old, new, strict=True)) if len(old) == len(new) else [(b"".join(old), b"".join(new))]
+        split = any(b"\n" in m.group() for m in _SPLIT_BRACKETS.finditer(b"".join(old)))
+        same_shape = len(old) == len(new) and not split  # brackets split over lines: compare the whole hunk
+        pairs = list(zip(old, new, strict=True)) if same_shape else [(b"".join(old), b"".join(new))]
         launch = symbol = False
         for a, b in pairs:
-            launch = launch or b"<<<" in a or b">>>" in a or b"hipLaunchKernelGGL" in b
+            launch = launch or bool(_SPLIT_BRACKETS.search(a)) or b"hipLaunchKernelGGL" in b
             symbol = symbol or b"Symbol" in a
             if not _same_modulo_edits(a, b, canon, launch, symbol):
                 return f"line {i1 + 1}: {_short(b''.join(old))} -> {_short(b''.join(new))}"
@@ -181,8 +194,17 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     return None
 
 
+def _joined_brackets(text: bytes) -> bytes:
+    """`<< /*c*/ <` -> `<<</*c*/`: the launch rule joins split brackets and keeps their comments."""
+    return _SPLIT_BRACKETS.sub(
+        lambda m: m.group()[:1] * 3 + b"".join(_KEPT_IN_BRACKETS.findall(m.group())), text
+    )
+
+
 def _same_modulo_edits(old: bytes, new: bytes, canon: Canon, launch: bool, symbol: bool) -> bool:
     drop = (_LAUNCH_TOKENS if launch else frozenset()) | (_SYMBOL_TOKENS if symbol else frozenset())
+    if launch:
+        old, new = _joined_brackets(old), _joined_brackets(new)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     return _normal_tokens(old_lines, canon, drop, not launch) == _normal_tokens(
         new_lines, canon, drop, not launch
@@ -202,7 +224,7 @@ def _hunks(
             continue
         if current is not None:
             pending = b"".join(new[current[2] : current[3]])
-            finished = b">>>" in b"".join(old[current[0] : current[1]])
+            finished = bool(_CLOSING_BRACKETS.search(b"".join(old[current[0] : current[1]])))
             if b"hipLaunchKernelGGL" in pending and not finished and i1 - current[1] <= _LAUNCH_GAP:
                 current[1], current[3] = i2, j2
                 continue
