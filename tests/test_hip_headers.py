@@ -3,6 +3,11 @@
 A synthetic include root makes every classification occur; the real Debian headers (CI installs them)
 check that the committed facts file is what the script derives, that the scanner agrees with hipcc on
 every name, and that no mapping rewrites silently to a name the installed headers lack.
+
+Hermetic: a machine may have more ROCm libraries than CI's (librocsparse-dev, librocprim-dev, ...). The
+tests on the real headers check the libraries the committed facts cover (CI's set), nothing beyond.
+HIPIFY_PY_TEST_INCLUDE points them at another include root, e.g. a view of exactly CI's packages made by
+scripts/ci_include_view.py, to run them as CI would on a machine that has more.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from hipify_py.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 FACTS = REPO / "mappings" / "hip-headers-5.2.yaml"
-SYSTEM = Path("/usr/include")
+SYSTEM = Path(os.environ.get("HIPIFY_PY_TEST_INCLUDE") or "/usr/include")
 HAVE_HEADERS = (SYSTEM / "hip" / "hip_version.h").is_file()
 HIPCC = shutil.which("hipcc")
 need_headers = pytest.mark.skipif(
@@ -300,28 +305,55 @@ def real_scan() -> object:
     return CHK.run_check(SYSTEM, versions)
 
 
+def covered(checks: list) -> list:
+    """Checks of the libraries the committed facts cover: what the tool knows. Other installed libraries
+    (more than CI installs) have no facts to compare with, and the tool promises nothing about them."""
+    libraries = committed_facts()
+    return [c for c in checks if c.library in libraries]
+
+
 @need_headers
 def test_committed_facts_match_the_installed_headers(real_scan: object) -> None:
-    """The scan alone re-derives the committed file (made with hipcc confirmation): regenerate with the
-    command in its header comment when the tables or the installed packages change."""
-    derived = CHK.absent_by_library(real_scan.checks)
+    """The scan alone re-derives the committed file (made with hipcc confirmation) for every library it
+    covers: regenerate with the command in its header comment when the tables or those packages change."""
     committed = {lib: set(block["absent"] or ()) for lib, block in committed_facts().items()}
+    missing = sorted(set(committed) - set(real_scan.versions))
+    assert not missing, f"not installed here, but CI installs them (.ci/run): {missing}"
+    derived = CHK.absent_by_library(covered(real_scan.checks))
     assert derived == committed, f"regenerate {FACTS.name} with the command in its header comment"
     assert real_scan.hip_version == "5.2"
 
 
 @need_headers
+def test_libraries_beyond_the_facts_are_ignored(real_scan: object, tmp_path: Path) -> None:
+    """A library the facts do not cover (here: a fake rocsparse beside the real headers) changes nothing
+    the tests check, however many names it lacks."""
+    root = tmp_path / "include"
+    root.mkdir()
+    for child in SYSTEM.iterdir():
+        if child.name not in ("rocsparse", "rocsparse.h"):
+            (root / child.name).symlink_to(child)
+    (root / "rocsparse").mkdir()
+    (root / "rocsparse" / "rocsparse.h").write_text("#pragma once\n")  # declares nothing at all
+    versions = {lib: str(block["version"]) for lib, block in committed_facts().items()}
+    wider = CHK.run_check(root, versions)
+    assert "rocsparse" in wider.versions and "rocsparse" not in committed_facts()
+    assert any(c.library == "rocsparse" and c.klass == "dangerous" for c in wider.checks)
+    assert CHK.absent_by_library(covered(wider.checks)) == CHK.absent_by_library(covered(real_scan.checks))
+
+
+@need_headers
 def test_every_header_the_tool_writes_exists_or_is_dated_later(real_scan: object) -> None:
     """headers.yaml targets of installed libraries: none is missing while dated at or before the install."""
-    assert real_scan.header_checks
-    assert [c for c in real_scan.header_checks if c.klass == "dangerous"] == []
+    assert covered(real_scan.header_checks)
+    assert [c for c in covered(real_scan.header_checks) if c.klass == "dangerous"] == []
 
 
 @need_headers
 def test_no_silent_rewrite_to_a_missing_name(real_scan: object) -> None:
     """Every name the tables call available but the headers lack is known to the tool as absent."""
     absent_in = load_mappings().absent_in
-    dangerous = [c for c in real_scan.checks if c.klass == "dangerous"]
+    dangerous = [c for c in covered(real_scan.checks) if c.klass == "dangerous"]
     assert dangerous, "the data dates some names too early (see the facts file); if none, drop this test"
     version = real_scan.versions
     unknown = [
@@ -342,7 +374,7 @@ def test_scanner_agrees_with_hipcc_on_every_name() -> None:
 def test_translated_dangerous_names_do_not_compile_and_are_flagged(real_scan: object, tmp_path: Path) -> None:
     """Translate one use of each too-early-dated CUDA name for HIP 5.2: hipcc rejects every rewritten name,
     and the translation reports HIP103 for every one of them."""
-    dangerous = sorted({(c.cuda, c.name) for c in real_scan.checks if c.klass == "dangerous"})
+    dangerous = sorted({(c.cuda, c.name) for c in covered(real_scan.checks) if c.klass == "dangerous"})
     body = "\n".join(f"  {cuda};" for cuda, _ in dangerous)
     source = f"#include <cuda_runtime.h>\n#include <cuda.h>\nvoid uses() {{\n{body}\n}}\n"
     result = translate(source.encode(), Options(hip_version="5.2"))
@@ -359,3 +391,15 @@ def test_translated_dangerous_names_do_not_compile_and_are_flagged(real_scan: ob
     )
     undeclared = set(CHK.undeclared_names(proc.stderr))
     assert {hip for _, hip in dangerous} <= undeclared, proc.stderr[-3000:]
+
+
+def test_ci_include_view_reads_the_ci_package_list(tmp_path: Path) -> None:
+    """scripts/ci_include_view.py takes CI's packages from .ci/run's apt-get line (the view's roots)."""
+    spec = importlib.util.spec_from_file_location("ci_include_view", REPO / "scripts" / "ci_include_view.py")
+    assert spec is not None and spec.loader is not None
+    view = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(view)
+    assert {"hipcc", "libamdhip64-dev", "libhipsparse-dev"} <= set(view.ci_packages(REPO / ".ci" / "run"))
+    script = tmp_path / "run"
+    script.write_text("apt-get update -qq\napt-get install -y -qq a-dev b-dev >/dev/null  # c-dev\n")
+    assert view.ci_packages(script) == ["a-dev", "b-dev"]
