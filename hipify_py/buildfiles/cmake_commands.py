@@ -16,6 +16,7 @@ from hipify_py.buildfiles.common import (
     BuildOptions,
     Note,
     Renames,
+    leftover_note,
 )
 from hipify_py.buildfiles.libraries import (
     CMAKE_IDENTS,
@@ -160,16 +161,7 @@ def cmake_residue(arg: Arg, new_text: str, facts: CMakeFacts, known: Sequence[No
         start, end = (
             (arg.start + m.start(), arg.start + m.end()) if new_text == arg.text else (arg.start, arg.end)
         )
-        notes.append(
-            Note(
-                start,
-                end,
-                RULE_NOT_UNDERSTOOD,
-                WARN,
-                f"CUDA-specific `{tok}` left as is: not understood",
-                "port this part of the build by hand",
-            )
-        )
+        notes.append(leftover_note(start, end, tok))
     return notes
 
 

@@ -109,6 +109,18 @@ def edit(start: int, end: int, text: str) -> Edit:
     return Edit(start, end, text.encode("latin-1"))
 
 
+def leftover_note(start: int, end: int, token: str) -> Note:
+    """A CUDA-looking token no rule understood: reported, never guessed."""
+    return Note(
+        start,
+        end,
+        RULE_NOT_UNDERSTOOD,
+        WARN,
+        f"CUDA-specific `{token}` left as is: not understood",
+        "port this part of the build by hand",
+    )
+
+
 def finish(src: Src, edits: Iterable[Edit], notes: Iterable[Note]) -> tuple[bytes, list[Diagnostic]]:
     ordered = sorted(set(notes), key=lambda n: (n.start, n.end, n.rule, n.message))
     return apply_edits(src.raw, edits), [src.diagnostic(n) for n in ordered]

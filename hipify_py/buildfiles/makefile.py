@@ -18,6 +18,7 @@ from hipify_py.buildfiles.common import (
     Src,
     edit,
     finish,
+    leftover_note,
     line_deletions,
 )
 from hipify_py.buildfiles.libraries import CUDA_PATH_VARS, ROCM_DEFAULT
@@ -199,16 +200,7 @@ def _make_residue(word: _Piece, new_text: str, defined: frozenset[str]) -> list[
         if tok in defined or re.fullmatch(r"NVCC\w*", tok):
             continue  # the user's own variable names are kept on purpose
         start, end = (word.start + m.start(), word.start + m.end()) if new_text == word.text else word[:2]
-        notes.append(
-            Note(
-                start,
-                end,
-                RULE_NOT_UNDERSTOOD,
-                WARN,
-                f"CUDA-specific `{tok}` left as is: not understood",
-                "port this part of the build by hand",
-            )
-        )
+        notes.append(leftover_note(start, end, tok))
     return notes
 
 
