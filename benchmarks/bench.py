@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Benchmark hipify-py on a synthetic corpus, and torch's hipify on the same corpus when installed.
+"""Benchmark hipify-py on three corpora, side by side with torch's hipify on the same files.
 
-    python3 benchmarks/bench.py                # ~1,200 files / 50k lines, best of 3
-    python3 benchmarks/bench.py --scale 10     # 10x the corpus
-    python3 benchmarks/bench.py --json         # machine-readable figures
+    python3 benchmarks/bench.py                      # synthetic, real and small-file corpora, best of 3
+    python3 benchmarks/bench.py --corpora real,small # some of them
+    python3 benchmarks/bench.py --json               # machine-readable figures
 
-Every figure is wall-clock time of a whole process (interpreter start-up included), best of
---repeat runs. The corpus is the examples/ and tests/fixtures/ inputs replicated with renamed user
-symbols (so no two files are byte-identical), laid out in nested directories.
+Corpora: `synthetic` (examples/ and tests/fixtures/ inputs replicated with renamed user symbols),
+`real` (the CUDA programs of HeCBench, ../shared/corpus/hecbench/*-cuda; skipped when absent) and
+`small` (hundreds of ~50-line files cut from the real programs at top-level boundaries).
+Every figure is a whole process (interpreter start-up included): wall-clock seconds and CPU seconds
+(user+sys of the process and its workers), each the best of --repeat runs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -26,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+HECBENCH = ROOT.parent / "shared" / "corpus" / "hecbench"
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
 EXAMPLE_VARIANTS = 3  # examples are the realistic files: weight them up against the tiny fixtures
 COPIES_PER_SCALE = 10
@@ -39,12 +43,26 @@ _USER_DECL = re.compile(
 _RESERVED_PREFIXES = (b"cuda", b"cu", b"CU", b"__", b"hip", b"HIP", b"nv", b"std", b"main")
 
 
+# Suffixes of the real corpus: what both tools convert (torch is given the same list).
+REAL_SUFFIXES = (".cu", ".cuh", ".cpp", ".c", ".h", ".hpp")
+SMALL_FILES = 400
+SMALL_LINES = 50
+
+
 @dataclass(frozen=True)
 class Corpus:
     root: Path
     files: int
     lines: int
     bytes: int
+    name: str = "synthetic"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float  # user+sys of the process and every child it waited for (pool workers)
 
 
 @dataclass(frozen=True)
@@ -54,6 +72,8 @@ class Figure:
     files: int
     lines: int
     bytes: int
+    cpu: float = 0.0
+    corpus: str = "synthetic"
 
     @property
     def files_per_s(self) -> float:
@@ -109,28 +129,121 @@ def build_corpus(dest: Path, scale: float = 1.0) -> Corpus:
             files += 1
             lines += text.count(b"\n")
             size += len(text)
-    return Corpus(dest, files, lines, size)
+    return Corpus(dest, files, lines, size, "synthetic", "examples/ + tests/fixtures/ inputs, renamed copies")
+
+
+def _count(root: Path) -> tuple[int, int, int]:
+    texts = [p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()]
+    return len(texts), sum(t.count(b"\n") for t in texts), sum(len(t) for t in texts)
+
+
+def real_sources(hecbench: Path) -> list[tuple[Path, Path]]:
+    """(file, path relative to hecbench) of every *-cuda source both tools can read, sorted.
+
+    Non-UTF-8 files are left out: torch's hipify opens files as strict UTF-8 and crashes on them."""
+    found = []
+    for program in sorted(hecbench.glob("*-cuda")):
+        for path in sorted(program.rglob("*")):
+            if path.suffix not in REAL_SUFFIXES or not path.is_file():
+                continue
+            try:
+                path.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            found.append((path, path.relative_to(hecbench)))
+    return found
+
+
+def build_real_corpus(dest: Path, hecbench: Path = HECBENCH) -> Corpus | None:
+    """A copy of the HeCBench CUDA programs' sources (None when the corpus is absent)."""
+    sources = real_sources(hecbench) if hecbench.is_dir() else []
+    if not sources:
+        return None
+    for path, rel in sources:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return Corpus(dest, *_count(dest), "real", f"HeCBench *-cuda sources ({hecbench}), UTF-8 only")
+
+
+_BLOCK_END = re.compile(rb"[}]\s*;?\s*$")
+
+
+def split_small(text: bytes, target: int = SMALL_LINES) -> list[bytes]:
+    """Cut a source into ~`target`-line files at top-level boundaries, each with the file's #includes.
+
+    A cut falls after a `}`/`};` in column 0 (end of a function, struct, namespace) or a blank line,
+    once the piece is long enough; no piece exceeds 1.6x the target."""
+    lines = text.splitlines(keepends=True)
+    head = [i for i, line in enumerate(lines[:80]) if line.lstrip().startswith(b"#include")]
+    includes = [lines[i] for i in head][:8]
+    body = lines[head[-1] + 1 :] if head else lines
+    room = max(10, target - len(includes))
+    pieces: list[bytes] = []
+    piece: list[bytes] = []
+    for line in body:
+        piece.append(line)
+        n = len(piece)
+        end_of_block = line[:1] == b"}" and _BLOCK_END.match(line) is not None
+        if (n >= room * 0.7 and end_of_block) or (n >= room and not line.strip()) or n >= room * 1.6:
+            pieces.append(b"".join(includes + piece))
+            piece = []
+    if len(piece) >= room // 4:
+        pieces.append(b"".join(includes + piece))
+    return pieces
+
+
+def build_small_corpus(
+    dest: Path, sources: list[tuple[Path, Path]], count: int = SMALL_FILES, note: str = ""
+) -> Corpus:
+    """`count` ~50-line files: sources chosen evenly, one piece of each (deterministic)."""
+    cut = [
+        (rel, pieces)
+        for path, rel in sources
+        if (pieces := [p for p in split_small(path.read_bytes()) if p.strip()])
+    ]
+    step = max(1.0, len(cut) / count)
+    chosen = []
+    for k in range(min(count, len(cut))):
+        rel, pieces = cut[int(k * step)]
+        i = k % len(pieces)  # why not always the first: that would be mostly #includes and licence headers
+        chosen.append((rel, i, pieces[i]))
+    for k, (rel, i, piece) in enumerate(chosen):
+        name = f"{k:03d}_{rel.parts[0]}_{rel.stem}_{i}{rel.suffix}"
+        target = dest / f"d{k // 50:02d}" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(piece)
+    return Corpus(dest, *_count(dest), "small", note)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def timed(
-    cmd: list[str], env: dict[str, str], repeat: int, before: Callable[[], None] | None = None
-) -> float:
-    """Best wall-clock seconds of `repeat` runs; `before()` resets state outside the timing."""
-    best = float("inf")
+    cmd: list[str], env: dict[str, str] | None, repeat: int, before: Callable[[], None] | None = None
+) -> Run:
+    """Best wall-clock and best CPU seconds of `repeat` runs; `before()` resets state outside the timing."""
+    best_wall = best_cpu = float("inf")
     for _ in range(repeat):
         if before is not None:
             before()
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-        elapsed = time.perf_counter() - start
+        cpu0, start = _children_cpu(), time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True, check=False)
+        elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu0
         if proc.returncode not in (0, 1):
             sys.exit(f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.decode()}")
-        best = min(best, elapsed)
-    return best
+        best_wall, best_cpu = min(best_wall, elapsed), min(best_cpu, cpu)
+    return Run(best_wall, best_cpu)
 
 
 def hipify_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "hipify_py", "convert", "-q", *args]
+
+
+def _figure(name: str, run: Run, corpus: Corpus) -> Figure:
+    return Figure(name, run.wall, corpus.files, corpus.lines, corpus.bytes, run.cpu, corpus.name)
 
 
 def measure_ours(corpus: Corpus, work: Path, repeat: int) -> list[Figure]:
@@ -144,25 +257,41 @@ def measure_ours(corpus: Corpus, work: Path, repeat: int) -> list[Figure]:
 
     env["HIPIFY_PY_CACHE_DIR"] = str(cache)
     figures = []
-    n = (corpus.files, corpus.lines, corpus.bytes)
     for jobs in ("2", "1"):
         cmd = hipify_cmd(str(corpus.root), "-o", str(out), "-j", jobs)
-        figures.append(Figure(f"cold -j{jobs}", timed(cmd, env, repeat, fresh), *n))
+        figures.append(_figure(f"cold -j{jobs}", timed(cmd, env, repeat, fresh), corpus))
     cmd = hipify_cmd(str(corpus.root), "-o", str(out), "-j", "2")
     fresh()
     timed(cmd, env, 1)  # populate the cache and the output tree
-    figures.append(Figure("warm (all cached) -j2", timed(cmd, env, repeat), *n))
+    figures.append(_figure("warm (all cached) -j2", timed(cmd, env, repeat), corpus))
     check = hipify_cmd(str(corpus.root), "--check", "-j", "2")
     timed(check, env, 1)
-    figures.append(Figure("warm --check", timed(check, env, repeat), *n))
-    figures += [single_file(corpus, work, env, repeat, mode) for mode in ("--in-place", "--check")]
+    figures.append(_figure("warm --check", timed(check, env, repeat), corpus))
+    figures.append(_figure("warm after --in-place", after_in_place(corpus, work, env, repeat), corpus))
     return figures
 
 
-def single_file(corpus: Corpus, work: Path, env: dict[str, str], repeat: int, mode: str) -> Figure:
+def after_in_place(corpus: Corpus, work: Path, env: dict[str, str], repeat: int) -> Run:
+    """The run right after `convert --in-place`: the files it just wrote must count as converted."""
+    tree, cache = work / "in-place", Path(env["HIPIFY_PY_CACHE_DIR"])
+    cmd = hipify_cmd(str(tree), "--in-place", "-j", "2")
+
+    def convert_once() -> None:
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(corpus.root, tree)
+        timed(cmd, env, 1)
+
+    run = timed(cmd, env, repeat, convert_once)
+    shutil.rmtree(tree, ignore_errors=True)
+    return run
+
+
+def single_file(corpus: Corpus, work: Path, repeat: int, mode: str) -> Figure:
     """The pre-commit case: one staged file that was never converted before (mapping cache warm).
 
     `--in-place` is what the `hipify-py` hook runs, `--check` the `hipify-py-check` hook."""
+    env = {**os.environ, "HIPIFY_PY_CACHE_DIR": str(work / "cache-staged")}
     source = max(corpus.root.rglob("*.cu"), key=lambda p: p.stat().st_size)
     staged = work / "staged"
     counter = iter(range(1 << 30))
@@ -176,9 +305,9 @@ def single_file(corpus: Corpus, work: Path, env: dict[str, str], repeat: int, mo
     target = staged / source.name
     stage()
     timed(hipify_cmd(str(target), mode), env, 1)  # warm the mapping cache only
-    seconds = timed(hipify_cmd(str(target), mode), env, repeat, stage)
+    run = timed(hipify_cmd(str(target), mode), env, repeat, stage)
     text = target.read_bytes()
-    return Figure(f"one staged file {mode}", seconds, 1, text.count(b"\n"), len(text))
+    return Figure(f"one staged file {mode}", run.wall, 1, text.count(b"\n"), len(text), run.cpu, corpus.name)
 
 
 _TORCH_SCRIPT = """
@@ -186,11 +315,13 @@ import contextlib, io, json, sys, time
 t0 = time.perf_counter()
 from torch.utils.hipify import hipify_python
 t1 = time.perf_counter()
+suffixes = tuple(sys.argv[3].split(","))
+headers = tuple(s for s in suffixes if s.startswith((".h", ".cuh")))
 with contextlib.redirect_stdout(io.StringIO()):
     result = hipify_python.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2],
-                                  includes=["*"], extensions=(".cu", ".cuh", ".cpp", ".h"),
-                                  header_extensions=(".cuh", ".h"), show_detailed=False,
-                                  show_progress=False, is_pytorch_extension=True)
+                                  includes=["*"], extensions=suffixes,
+                                  header_extensions=headers,
+                                  show_detailed=False, show_progress=False, is_pytorch_extension=True)
 t2 = time.perf_counter()
 statuses = {}
 for r in result.values():
@@ -204,8 +335,8 @@ def measure_torch(corpus: Corpus, work: Path, repeat: int) -> tuple[list[Figure]
 
     if importlib.util.find_spec("torch") is None:  # why not `import torch`: 2 s for a yes/no
         return [], "torch is not installed (pip install torch==2.13.0 for the comparison)"
-    n = (corpus.files, corpus.lines, corpus.bytes)
-    best_total = best_call = float("inf")
+    suffixes = ",".join(sorted({p.suffix for p in corpus.root.rglob("*") if p.is_file()}))
+    best_total = best_call = best_cpu = float("inf")
     info: dict = {}
     for _ in range(repeat):
         # torch hipify writes next to the inputs when out == in; give it a private copy each run.
@@ -213,97 +344,159 @@ def measure_torch(corpus: Corpus, work: Path, repeat: int) -> tuple[list[Figure]
         shutil.rmtree(src, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
         shutil.copytree(corpus.root, src)
-        start = time.perf_counter()
+        cpu0, start = _children_cpu(), time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-c", _TORCH_SCRIPT, str(src), str(out)],
+            [sys.executable, "-c", _TORCH_SCRIPT, str(src), str(out), suffixes],
             capture_output=True,
             text=True,
             check=False,
         )
-        total = time.perf_counter() - start
+        total, cpu = time.perf_counter() - start, _children_cpu() - cpu0
         if proc.returncode != 0:
             return [], f"torch hipify failed: {proc.stderr.strip().splitlines()[-1:]}"
         info = json.loads(proc.stdout.strip().splitlines()[-1])
-        best_total, best_call = min(best_total, total), min(best_call, info["call"])
+        best_total, best_call, best_cpu = (
+            min(best_total, total),
+            min(best_call, info["call"]),
+            min(best_cpu, cpu),
+        )
+    shutil.rmtree(work / "torch-src", ignore_errors=True)
+    shutil.rmtree(work / "torch-out", ignore_errors=True)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(info["statuses"].items()))
-    note = f"torch processed {info['processed']} of {corpus.files} files ({statuses})"
+    note = f"{corpus.name}: torch processed {info['processed']} of {corpus.files} files ({statuses})"
     if info["processed"] != corpus.files:
         note += " -- NOT the whole corpus: the comparison is not like for like"
     return [
-        Figure("torch hipify (process)", best_total, *n),
-        Figure("torch hipify (call only)", best_call, *n),
+        _figure("torch hipify (process)", Run(best_total, best_cpu), corpus),
+        _figure("torch hipify (call only)", Run(best_call, 0.0), corpus),
     ], note
 
 
-def render(corpus: Corpus, figures: list[Figure], notes: list[str]) -> str:
-    rows = [
-        f"corpus: {corpus.files} files, {corpus.lines} lines, {corpus.bytes / 1e6:.1f} MB, "
-        f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}",
-        f"{'run':32} {'seconds':>8} {'files/s':>9} {'lines/s':>10} {'MB/s':>7}",
-    ]
-    for f in figures:
-        rows.append(
-            f"{f.name:32} {f.seconds:8.3f} {f.files_per_s:9.0f} {f.lines_per_s:10.0f} {f.mb_per_s:7.2f}"
-        )
-    rows += targets(figures)
-    rows += notes
+def render(corpora: list[Corpus], figures: list[Figure], notes: list[str]) -> str:
+    rows = [f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}; best of each figure over the runs"]
+    for corpus in corpora:
+        rows += [
+            "",
+            f"{corpus.name} corpus: {corpus.files} files, {corpus.lines} lines, {corpus.bytes / 1e6:.1f} MB"
+            + (f" ({corpus.note})" if corpus.note else ""),
+            f"  {'run':30} {'wall s':>8} {'CPU s':>7} {'files/s':>9} {'lines/s':>10}",
+        ]
+        for f in figures:
+            if f.corpus == corpus.name:
+                cpu = f"{f.cpu:7.2f}" if f.cpu else f"{'':7}"
+                rows.append(
+                    f"  {f.name:30} {f.seconds:8.3f} {cpu} {f.files_per_s:9.0f} {f.lines_per_s:10.0f}"
+                )
+    rows += ["", *targets(corpora, figures), *notes]
     return "\n".join(rows)
 
 
-def targets(figures: list[Figure]) -> list[str]:
+def targets(corpora: list[Corpus], figures: list[Figure]) -> list[str]:
     """The issue's targets (2-core machine, whole process), each with the measured figure."""
-    by_name = {f.name: f for f in figures}
     rows = []
-    ours, torch = by_name.get("cold -j2"), by_name.get("torch hipify (process)")
-    if ours and torch:
-        ratio = ours.lines_per_s / torch.lines_per_s
-        rows.append(f"cold -j2 vs torch (whole process): {ratio:.2f}x lines/s (target >= 2x)")
-        call = by_name["torch hipify (call only)"]
-        call_ratio = ours.lines_per_s / call.lines_per_s
-        rows.append(f"cold -j2 (whole process) vs torch's hipify() call alone: {call_ratio:.2f}x")
-    warm = by_name.get("warm (all cached) -j2")
-    if warm:
-        rows.append(f"warm re-run of {warm.files} unchanged files: {warm.seconds:.3f} s (target < 0.5 s)")
-    for mode in ("--in-place", "--check"):
-        one = by_name.get(f"one staged file {mode}")
-        if one:
-            rows.append(f"one staged file {mode}: {one.seconds:.3f} s (target < 0.3 s)")
+    for corpus in corpora:
+        by_name = {f.name: f for f in figures if f.corpus == corpus.name}
+        ours, ours1, torch = (
+            by_name.get("cold -j2"),
+            by_name.get("cold -j1"),
+            by_name.get("torch hipify (process)"),
+        )
+        if ours and torch:
+            ratio = ours.lines_per_s / torch.lines_per_s
+            rows.append(
+                f"{corpus.name}: cold -j2 vs torch (whole process): {ratio:.2f}x lines/s (target >= 2x)"
+            )
+        if ours1 and torch:
+            rows.append(
+                f"{corpus.name}: -j1 CPU {ours1.cpu:.2f} s vs torch {torch.cpu:.2f} s "
+                f"({ours1.cpu / torch.cpu:.2f}x; target <= 1x on the real corpus)"
+            )
+        for name in ("warm (all cached) -j2", "warm --check", "warm after --in-place"):
+            warm = by_name.get(name)
+            if warm:
+                rows.append(
+                    f"{corpus.name}: {name} over {warm.files} unchanged files: {warm.seconds:.3f} s"
+                    f" ({warm.seconds * 1000 / warm.files:.3f} s per 1,000 files; target < 0.3 s per 1,000)"
+                )
+    for f in figures:
+        if f.name.startswith("one staged file"):
+            rows.append(f"{f.name}: {f.seconds:.3f} s (target < 0.15 s)")
     return rows
+
+
+def build_corpora(names: list[str], root: Path, args: argparse.Namespace) -> tuple[list[Corpus], list[str]]:
+    corpora: list[Corpus] = []
+    notes: list[str] = []
+    real_files = real_sources(args.hecbench) if args.hecbench.is_dir() else []
+    for name in names:
+        dest = root / name
+        shutil.rmtree(dest, ignore_errors=True)
+        if name == "synthetic":
+            corpora.append(build_corpus(dest, args.scale))
+        elif name == "real":
+            real = build_real_corpus(dest, args.hecbench)
+            if real is None:
+                notes.append(f"real corpus skipped: no *-cuda programs under {args.hecbench}")
+            else:
+                corpora.append(real)
+        elif name == "small":
+            if real_files:
+                note = f"~{SMALL_LINES}-line files cut from the HeCBench *-cuda sources"
+                corpora.append(build_small_corpus(dest, real_files, args.small_files, note))
+            else:
+                examples, fixtures = corpus_inputs()
+                sources = [(p, p.relative_to(ROOT)) for p in examples + fixtures]
+                note = f"~{SMALL_LINES}-line files cut from examples/ and tests/fixtures/ (HeCBench absent)"
+                corpora.append(build_small_corpus(dest, sources, args.small_files, note))
+        else:
+            sys.exit(f"unknown corpus {name!r} (synthetic, real, small)")
+    return corpora, notes
 
 
 def main() -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
-    parser.add_argument("--scale", type=float, default=1.0, help="corpus size factor (1 = ~1,200 files)")
+    parser.add_argument(
+        "--corpora", default="synthetic,real,small", help="comma-separated corpora to measure"
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="synthetic corpus size (1 = ~1,300 files)")
+    parser.add_argument(
+        "--hecbench", type=Path, default=HECBENCH, help="HeCBench corpus for `real` and `small`"
+    )
+    parser.add_argument("--small-files", type=int, default=SMALL_FILES, help="files of the small-file corpus")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (best is kept)")
-    parser.add_argument("--corpus", type=Path, help="build/keep the corpus here instead of a temp dir")
+    parser.add_argument("--corpus", type=Path, help="build/keep the corpora under this directory")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch comparison")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hipify-bench-") as tmp:
         work = Path(tmp)
-        root = args.corpus or work / "corpus"
-        shutil.rmtree(root, ignore_errors=True)
-        corpus = build_corpus(root, args.scale)
-        figures = measure_ours(corpus, work, args.repeat)
-        notes: list[str] = []
-        if not args.no_torch:
-            torch_figures, note = measure_torch(corpus, work, args.repeat)
-            figures += torch_figures
-            notes.append(note)
+        corpora, notes = build_corpora(args.corpora.split(","), args.corpus or work / "corpora", args)
+        figures: list[Figure] = []
+        for corpus in corpora:
+            figures += measure_ours(corpus, work, args.repeat)
+            if not args.no_torch:
+                torch_figures, note = measure_torch(corpus, work, args.repeat)
+                figures += torch_figures
+                notes.append(note)
+        staged_from = next((c for c in corpora if c.name == "synthetic"), corpora[0] if corpora else None)
+        if staged_from is not None:
+            figures += [
+                single_file(staged_from, work, args.repeat, mode) for mode in ("--in-place", "--check")
+            ]
     if args.json:
         payload = {
-            "corpus": {"files": corpus.files, "lines": corpus.lines, "bytes": corpus.bytes},
+            "corpora": [{**asdict(c), "root": str(c.root)} for c in corpora],
             "cpus": os.cpu_count(),
             "figures": [
                 {**asdict(f), "files_per_s": f.files_per_s, "lines_per_s": f.lines_per_s} for f in figures
             ],
-            "targets": targets(figures),
+            "targets": targets(corpora, figures),
             "notes": notes,
         }
         print(json.dumps(payload, indent=2))
     else:
-        print(render(corpus, figures, notes))
+        print(render(corpora, figures, notes))
 
 
 if __name__ == "__main__":

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from hipify_py import lexer
 from hipify_py.diagnostics import Diagnostic, rule_info
 from hipify_py.options import Options
-from hipify_py.parser import Node, Tree, ancestors
+from hipify_py.parser import Node, Tree, ancestors, parse
 from hipify_py.source import LineIndex
-from hipify_py.tables import Tables
+from hipify_py.tables import Tables, identifiers_of
 
 if TYPE_CHECKING:
     from hipify_py.rules.pp_branches import Branches
@@ -69,10 +69,27 @@ REWRITABLE = frozenset({Where.CODE, Where.MACRO})
 @dataclass
 class Context:
     source: bytes
-    tree: Tree
     tables: Tables
     options: Options
     _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
+
+    @cached_property
+    def tree(self) -> Tree:
+        """Parsed on first use: a file in which no rule finds anything to look at is never parsed
+        (most of a project's host-only files), so the cost follows the CUDA tokens, not the size."""
+        return parse(self.source)
+
+    @cached_property
+    def identifiers(self) -> frozenset[bytes]:
+        """The file's distinct identifier-like tokens (tables.identifiers_of), found once for all rules:
+        a rule whose names are absent skips its scan (`names.isdisjoint(ctx.identifiers)`)."""
+        return identifiers_of(self.source)
+
+    @cached_property
+    def identifier_text(self) -> bytes:
+        """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
+        ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
+        return b"\n".join(self.identifiers)
 
     @cached_property
     def lines(self) -> LineIndex:

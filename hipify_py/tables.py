@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from hipify_py.mappings import Entry, Header, Mappings
@@ -34,6 +35,14 @@ def _needs_attention(entry: Entry) -> bool:
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
 
+def identifiers_of(source: bytes) -> frozenset[bytes]:
+    """Every distinct identifier-like token (comments and strings included), collected in C.
+
+    A superset test for whole-name patterns: each maximal run of word characters of the source contributes
+    its part from the first letter or `_` on, so a name that stands alone in the source is in the set."""
+    return frozenset(_IDENTIFIER.findall(source))
+
+
 @dataclass(frozen=True)
 class CandidateFinder:
     """Finds every whole-identifier occurrence of a known CUDA name in a file.
@@ -45,8 +54,11 @@ class CandidateFinder:
 
     keys: frozenset[bytes]
 
-    def finditer(self, source: bytes) -> Iterator[re.Match[bytes]]:
-        present = self.keys.intersection(_IDENTIFIER.findall(source))
+    def finditer(
+        self, source: bytes, identifiers: AbstractSet[bytes] | None = None
+    ) -> Iterator[re.Match[bytes]]:
+        """`identifiers`: the file's distinct identifiers when the caller has them (Context.identifiers)."""
+        present = self.keys.intersection(identifiers if identifiers is not None else identifiers_of(source))
         if not present:
             return iter(())
         alternation = b"|".join(re.escape(n) for n in sorted(present, key=lambda n: (-len(n), n)))

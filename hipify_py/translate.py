@@ -16,7 +16,7 @@ from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.mappings import load_mappings
 from hipify_py.options import Options
-from hipify_py.parser import Node, parse
+from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.guards import rewrite_guards
@@ -57,7 +57,7 @@ def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
 def translate(source: bytes, options: Options | None = None, tables: Tables | None = None) -> Result:
     options = options or Options()
     tables = tables or default_tables()
-    ctx = Context(source=source, tree=parse(source), tables=tables, options=options)
+    ctx = Context(source=source, tables=tables, options=options)
     combined = RuleResult()
     parts = [(rule, rule(ctx)) for rule in (*translation_rules(), *detector_rules())]
     if _already_hip(ctx, parts):
@@ -178,22 +178,23 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
 # nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
 # threadIdx, __syncthreads, __popc, atomicAdd... only through hip_runtime.h (clang itself knows
 # __global__/__device__ and the math functions, so those alone do not count).
-_KERNEL_SIGNS = re.compile(
-    rb"\b(?:__global__|__shared__|threadIdx|blockIdx|blockDim|gridDim|warpSize|__syncthreads)\b"
+_KERNEL_SIGN_NAMES = frozenset(
+    b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
 )
+_KERNEL_SIGNS = re.compile(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
 
 
 def _has_kernel_code(ctx: Context) -> bool:
     """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
     if _HIP_INCLUDE.search(ctx.source):
         return False
-    if _KERNEL_SIGNS.search(ctx.source) and any(
+    if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
         where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
     ):
         return True
     return any(
         not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
-        for m in ctx.tables.intrinsics.finditer(ctx.source)
+        for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
     )
 
 

@@ -72,7 +72,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     result = RuleResult()
     names = ctx.tables.names
     namespaces = ctx.tables.cuda_namespaces
-    matches = list(ctx.tables.candidates.finditer(ctx.source))
+    matches = list(ctx.tables.candidates.finditer(ctx.source, ctx.identifiers))
     shimmed = _shim_definitions(ctx, matches)
     for m in matches:
         token = m.group()

@@ -17,6 +17,9 @@ _INCLUDE = re.compile(
     rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE
 )
 
+# A superset of _INCLUDE's paths, found fast (a literal start): does the file include any CUDA header?
+_INCLUDED_PATH = re.compile(rb'include[ \t]*[<"]([^>"\n]+)[>"]')
+
 
 def header_target(header: Header, options: Options) -> str | None:
     if options.roc and header.roc:
@@ -30,6 +33,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     result = RuleResult()
     # (enclosing preprocessor block start, resulting path) -> already included there
     included: set[tuple[int, bytes]] = set()
+    headers = ctx.tables.headers
+    if not any(path.strip() in headers for path in _INCLUDED_PATH.findall(ctx.source)):
+        return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
     for m in _INCLUDE.finditer(ctx.source):
         group = 1 if m.group(1) is not None else 2
         path_start, path_end = m.span(group)

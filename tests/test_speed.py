@@ -1,0 +1,67 @@
+"""Work proportional to the CUDA in a file: what is (not) done, counted, never timed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import hipify_py.context
+from hipify_py.options import Options
+from hipify_py.tables import identifiers_of
+from hipify_py.translate import translate
+
+HOST_ONLY = b"""// a host-only helper: nothing CUDA in it
+#include <stdio.h>
+#include <vector>
+#define WIDTH 32
+struct Grid { int w, h; };
+static int area(const Grid& g) { return g.w * g.h; }
+int main() { std::vector<int> v(WIDTH); printf("%d\\n", area({2, 3})); return 0; }
+"""
+
+CUDA = b"""#include <cuda_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] = 0; }
+int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); return 0; }
+"""
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    seen: list[bytes] = []
+    real = hipify_py.context.parse
+
+    def counting(source: bytes):  # type: ignore[no-untyped-def]
+        seen.append(source)
+        return real(source)
+
+    monkeypatch.setattr(hipify_py.context, "parse", counting)
+    return seen
+
+
+def test_file_without_cuda_is_not_parsed(parses: list[bytes]) -> None:
+    result = translate(HOST_ONLY, Options(hip_version="5.2"))
+    assert result.text == HOST_ONLY and result.diagnostics == []
+    assert parses == []
+
+
+def test_cuda_file_is_parsed_once(parses: list[bytes]) -> None:
+    result = translate(CUDA, Options(hip_version="5.2"))
+    assert b"hipMalloc" in result.text and b"hipLaunchKernelGGL" in result.text
+    assert parses == [CUDA]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b'2cudaFoo a$cudaBar cudaBaz_ x.cudaQux /*cudaInComment*/ "cudaInString"',
+        "caf\u00e9 cudaMalloc\u00e9 _x __global__".encode(),
+        b"\xff\xfe cudaFree(\xc3\x28) __syncthreads",
+        b"",
+    ],
+)
+def test_identifier_set_holds_every_whole_name(source: bytes) -> None:
+    """Rules test `name in ctx.identifiers` before scanning: it must hold for every `\\bname\\b` match."""
+    found = identifiers_of(source)
+    for m in re.finditer(rb"\b[A-Za-z_]\w*\b", source):
+        assert m.group() in found
