@@ -75,6 +75,9 @@ class FileOutcome:
     cached: bool = False  # result taken from the cache, nothing translated
     out_hash: str = ""  # content hash of the converted text (when the cache is on)
     in_hash: str = ""  # content hash of the source as read (when the cache is on)
+    # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
+    # next run knows the files this one wrote (they are hits, not new content)
+    rewritten: Result | None = None
 
     @property
     def worst(self) -> Severity | None:
@@ -143,11 +146,11 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         Status.CHANGED if text != source else Status.UNCHANGED,
         diagnostics=diagnostics,
         counts=counts,
-        lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
+        lines=_line_count(source),
         kind=found.kind,
     )
     if not is_valid_utf8(source):
-        outcome.message = "not valid UTF-8: converted byte-for-byte, undecodable bytes kept as they were"
+        outcome.message = _NOT_UTF8
     target = output_path(found, settings)
     outcome.output = target
     if settings.cache_dir is not None:
@@ -161,7 +164,40 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     except OSError as err:
         outcome.status = Status.ERROR
         outcome.message = f"cannot write {target}: {err.strerror or err}"
+        return outcome
+    if settings.mode is Mode.IN_PLACE and settings.cache_dir is not None and text != source:
+        outcome.rewritten = _result_of_written(found, text, settings, outcome)
     return outcome
+
+
+def _result_of_written(
+    found: Found, text: bytes, settings: RunSettings, outcome: FileOutcome
+) -> Result | None:
+    """What converting the file as just written yields (translated now, while its text is at hand).
+
+    why: the next run (pre-commit after the hook rewrote a file, a re-run over a converted tree) sees
+    new content; with this result cached it is a hit, and the same result a fresh translation gives."""
+    if outcome.status is not Status.CHANGED or outcome.output != found.path:
+        return None  # not written, or renamed (the new name is a different file to the next run)
+    try:
+        again, diagnostics, counts = _convert(found, text, settings)
+    except Exception:  # a rule bug: the next run translates and reports it
+        return None
+    return Result(
+        again != text,
+        content_hash(again),
+        _diagnostic_tuples(diagnostics),
+        tuple(sorted(counts.items())),
+        _line_count(text),
+        "" if is_valid_utf8(text) else _NOT_UTF8,
+    )
+
+
+_NOT_UTF8 = "not valid UTF-8: converted byte-for-byte, undecodable bytes kept as they were"
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _deliver(
@@ -289,15 +325,11 @@ _DIAGNOSTIC_FIELDS: tuple[str, ...] = tuple(Diagnostic.__dataclass_fields__)
 def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: RunSettings) -> None:
     if outcome.status in (Status.ERROR, Status.SKIPPED) or not outcome.in_hash:
         return
-    diagnostics = tuple(
-        tuple(int(v) if isinstance(v, Severity) else v for v in (getattr(d, f) for f in _DIAGNOSTIC_FIELDS))
-        for d in outcome.diagnostics
-    )
     changed = outcome.out_hash != outcome.in_hash
     result = Result(
         changed,
         outcome.out_hash,
-        diagnostics,
+        _diagnostic_tuples(outcome.diagnostics),
         tuple(sorted(outcome.counts.items())),
         outcome.lines,
         outcome.message,
@@ -309,6 +341,15 @@ def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: 
         cache.note_written(outcome.output, outcome.out_hash)
     elif settings.mode is Mode.IN_PLACE and (changed or outcome.output != found.path):
         cache.note_file(outcome.output, outcome.out_hash)
+        if outcome.rewritten is not None:
+            cache.put(outcome.output, outcome.out_hash, outcome.rewritten)
+
+
+def _diagnostic_tuples(diagnostics: Sequence[Diagnostic]) -> tuple[tuple, ...]:
+    return tuple(
+        tuple(int(v) if isinstance(v, Severity) else v for v in (getattr(d, f) for f in _DIAGNOSTIC_FIELDS))
+        for d in diagnostics
+    )
 
 
 def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileOutcome | None:
