@@ -19,6 +19,11 @@ def _language() -> tree_sitter.Language:
     return tree_sitter.Language(tree_sitter_cuda.language())
 
 
+def warm_up() -> None:
+    """Load the grammar now (before a process pool forks) rather than in every worker."""
+    _language()
+
+
 def parse(source: bytes) -> Tree:
     """Parse CUDA/C++ bytes. A leading BOM is blanked (same length) so offsets stay exact."""
     if source.startswith(UTF8_BOM):

@@ -274,9 +274,11 @@ def run(
         ready = [_from_cache(found, settings, cache) for found in files]
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
     if any(found.kind == "source" for found in todo):
+        from hipify_py.parser import warm_up
         from hipify_py.translate import default_tables
 
         default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
+        warm_up()  # the grammar too: a worker's start-up is a fork, nothing to load
     computed = _iterate(todo, settings, jobs)
     outcomes: list[FileOutcome] = []
     try:
