@@ -63,9 +63,12 @@ class Result:
     counts: tuple[tuple[str, int], ...]
     lines: int
     message: str
+    moves: tuple = ()  # --verify runs: linemap layers (translated -> original positions)
 
     def as_tuple(self) -> tuple:
-        return (self.changed, self.out_hash, self.diagnostics, self.counts, self.lines, self.message)
+        return (
+            self.changed, self.out_hash, self.diagnostics, self.counts, self.lines, self.message, self.moves
+        )
 
 
 def cache_root() -> Path | None:

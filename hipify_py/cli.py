@@ -9,6 +9,7 @@ import click
 
 from hipify_py import __version__
 from hipify_py.cache import cache_root
+from hipify_py.commands.verify_cmd import prepare, run_settings, run_verify, verify_options
 from hipify_py.config import apply_config
 from hipify_py.diagnostics import RULES, Severity
 from hipify_py.discover import SOURCE_EXTENSIONS, Found, discover
@@ -32,6 +33,7 @@ class _LazyGroup(click.Group):
         "mappings": ("hipify_py.commands.mappings_cmd", "mappings_command"),
         "config": ("hipify_py.commands.config_cmd", "make_config_command"),
         "explain": ("hipify_py.commands.explain_cmd", "explain_command"),
+        "verify": ("hipify_py.commands.verify_cmd", "verify_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -209,6 +211,12 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Configuration file (default: .hipify-py.toml or pyproject.toml found from the paths upwards).",
 )
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Compile every translated translation unit with hipcc and report each error on its CUDA line.",
+)
+@verify_options
 @apply_config
 def convert(
     paths: tuple[Path, ...],
@@ -242,6 +250,8 @@ def convert(
     report_format: str | None,
     annotate: bool,
     stats: bool,
+    verify: bool,
+    **verify_params: object,
 ) -> None:
     """Convert CUDA files or directories to HIP."""
     mode = _mode(in_place, output, diff, check, paths)
@@ -280,12 +290,16 @@ def convert(
         extra_mappings=tuple(extra_mappings),
         rename=make_plan([f.path for f in files if f.kind == "source"], rename) if rename != "none" else None,
         cache_dir=None if no_cache else cache_root(),
+        build_options=_build_options(verify_params.get("offload_arch")),
     )
     try:  # why before the run: a bad report name must not cost a whole conversion
         formats = [report_format_of(path, report_format) for path in reports]
     except ReportError as err:
         raise click.UsageError(str(err)) from None
     min_show = None if show == "none" else Severity.parse(show)
+    # why before the run: a missing hipcc must not cost a whole conversion
+    prepared = prepare(files, mode, output, verify_params, jobs, settings.cache_dir) if verify else None
+    settings = run_settings(settings, prepared)
     progress = progress_for(len(files), quiet)
 
     def on_done(outcome: FileOutcome) -> None:
@@ -299,6 +313,7 @@ def convert(
     try:
         outcomes = run(files, settings, on_done)
         progress.close()
+        verified = run_verify(prepared, outcomes, quiet, min_show) if prepared is not None else None
     except KeyboardInterrupt:
         progress.close()
         click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)
@@ -315,11 +330,22 @@ def convert(
             err=True,
         )
         sys.exit(EXIT_ERROR)
+    finally:
+        if prepared is not None:
+            prepared.close()  # the temporary mirror of --diff/--check
     if not quiet:
         verb = {Mode.CHECK: "would change", Mode.DIFF: "would change"}.get(mode, "converted")
         click.echo(format_summary(outcomes, verb), err=True)
+    if verified is not None:
+        from hipify_py.verify.session import summary_lines
+
+        click.echo("\n".join(summary_lines(verified.summary)), err=True)
     if reports:
         info = run_info(mode.value, options, extra_mappings)
+        if verified is not None:
+            from dataclasses import replace as _replace
+
+            info = _replace(info, verify=verified.summary)
         for path, fmt in zip(reports, formats, strict=True):
             try:
                 write_report(path, fmt, outcomes, info)
@@ -328,7 +354,19 @@ def convert(
                 sys.exit(EXIT_ERROR)
             if not quiet:
                 click.echo(f"hipify-py: {fmt} report written to {path}", err=True)
-    sys.exit(_exit_code(outcomes, problems, mode, severity, check or exit_nonzero_on_change))
+    code = _exit_code(outcomes, problems, mode, severity, check or exit_nonzero_on_change)
+    if code == EXIT_OK and mode is Mode.CHECK and verified is not None and verified.result.failed:
+        code = EXIT_CHANGES  # --check --verify: a TU that does not compile fails the check
+    sys.exit(code)
+
+
+def _build_options(offload_arch: object) -> object | None:
+    """--offload-arch also sets the targets of translated build files."""
+    if not offload_arch:
+        return None
+    from hipify_py.buildfiles import BuildOptions
+
+    return BuildOptions(offload_arch=tuple(offload_arch))  # type: ignore[arg-type]
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

@@ -46,7 +46,9 @@ class ConfigError(Exception):
 class Key:
     name: str  # kebab-case name in the file
     param: str | None  # name of the `convert` CLI parameter it feeds (None: config only)
-    kind: str  # "bool", "str", "int", "list", "paths" (list of paths relative to the file), "choice"
+    # "bool", "str", "int", "list", "paths" (list of files relative to the config file), "dirs" (list of
+    # directories, relative too), "path" (one file or directory, relative too), "choice"
+    kind: str
     choices: tuple[str, ...] = ()
     default: Any = None  # used only for keys without a CLI parameter
 
@@ -73,6 +75,14 @@ KEYS: Mapping[str, Key] = {
         Key("hip-sources", None, "list", default=()),
         Key("severity", "severity", "choice", ("info", "warning", "error")),
         Key("show", "show", "choice", ("info", "warning", "error", "none")),
+        # --verify (compile the translation): compiler, targets and the flags of the compile
+        Key("verify", "verify", "bool"),
+        Key("hipcc", "hipcc", "str"),
+        Key("offload-arch", "offload_arch", "list"),
+        Key("compile-commands", "compile_commands", "path"),
+        Key("include-dirs", "include_dirs", "dirs"),
+        Key("defines", "defines", "list"),
+        Key("std", "std", "str"),
     )
 }
 PARAM_TO_KEY: Mapping[str, str] = {k.param: k.name for k in KEYS.values() if k.param}
@@ -132,10 +142,23 @@ def _check(path: Path, name: str, value: Any) -> Any:
         if value not in key.choices:
             raise bad(f"one of {', '.join(key.choices)}")
         return value
+    if key.kind == "path":
+        if not isinstance(value, str):
+            raise bad("a path (string)")
+        target = (path.parent / value).resolve()
+        if not target.exists():
+            raise ConfigError(path, name, f"no such file or directory: {target}")
+        return target
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise bad("a list of strings")
     if key.kind == "paths":
         return tuple(_existing(path, name, (path.parent / v).resolve()) for v in value)
+    if key.kind == "dirs":
+        targets = tuple((path.parent / v).resolve() for v in value)
+        missing = [str(t) for t in targets if not t.is_dir()]
+        if missing:
+            raise ConfigError(path, name, f"no such directory: {', '.join(missing)}")
+        return targets
     if name == "ignore":
         _check_rules(path, value)
     return tuple(value)

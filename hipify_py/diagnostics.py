@@ -42,6 +42,7 @@ class Diagnostic:
     message: str
     hint: str = ""
     source_line: str = ""  # the (decoded) source line, for display
+    predicted_by: tuple[str, ...] = ()  # compile errors (HIP5xx): static findings of other rules on the line
 
 
 def _rules(*rules: Rule) -> dict[str, Rule]:
@@ -49,7 +50,8 @@ def _rules(*rules: Rule) -> dict[str, Rule]:
 
 
 # The registry: ids are stable forever (users silence them by id); add, never renumber.
-# HIP1xx API support, HIP2xx portability, HIP3xx version macros, HIP4xx build/input.
+# HIP1xx API support, HIP2xx portability, HIP3xx version macros, HIP4xx build/input, HIP5xx compiler
+# errors found by --verify.
 RULES: Mapping[str, Rule] = MappingProxyType(
     _rules(
         Rule(
@@ -348,6 +350,39 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "nvcc-only flag dropped or mapped approximately",
             "Check the hipcc/clang equivalent of this flag.",
             "Some nvcc flags have no exact hip-clang equivalent; they are mapped or dropped and reported.",
+        ),
+        Rule(
+            "HIP501",
+            "compile-error",
+            Severity.ERROR,
+            "The HIP compiler rejects this line of the translated code",
+            "Port this line by hand; when the message names a CUDA API, see `hipify-py explain` for the "
+            "finding that predicted it.",
+            "With --verify (or `hipify-py verify`), every translated translation unit is compiled with "
+            "the installed hipcc (-fsyntax-only, host and device, for each --offload-arch). Each compiler "
+            "error is mapped back through the edits to the CUDA file and line it came from; a static "
+            "finding on the same line is named (\"predicted by HIP101\").",
+        ),
+        Rule(
+            "HIP502",
+            "compile-error-in-header",
+            Severity.ERROR,
+            "A compiler error inside a HIP or system header, caused by this line",
+            "Look at the user line: a macro of the same name as a HIP identifier, a wrong argument "
+            "type for a HIP template, or an include order problem.",
+            "The compiler reported the error inside a header that is not part of the converted tree "
+            "(HIP's own headers, a library, a file left out of the run). The finding sits on the line "
+            "of the converted code that led there: the macro use or template instantiation named in the "
+            "compiler's notes, else the #include line. The message gives the header location.",
+        ),
+        Rule(
+            "HIP503",
+            "compile-failed",
+            Severity.ERROR,
+            "The translation unit did not compile and the compiler named no line",
+            "Run the compile command shown in the report by hand; check flags (-p, -I, -D, --std).",
+            "The compiler stopped without a source location: an unknown flag, a missing input, a "
+            "timeout or a crash. The finding sits on the first line of the translation unit.",
         ),
         Rule(
             "HIP403",

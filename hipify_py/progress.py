@@ -17,8 +17,8 @@ REDRAW_SECONDS = 0.1
 
 
 class Progress:
-    def __init__(self, total: int, stream: TextIO, enabled: bool) -> None:
-        self.total, self.stream, self.enabled = total, stream, enabled
+    def __init__(self, total: int, stream: TextIO, enabled: bool, unit: str = "files") -> None:
+        self.total, self.stream, self.enabled, self.unit = total, stream, enabled, unit
         self.done = 0
         self.drawn = False
         self.last = 0.0
@@ -31,7 +31,8 @@ class Progress:
         if self.drawn and now - self.last < REDRAW_SECONDS and self.done < self.total:
             return
         self.last = now
-        self.stream.write("\r" + render(self.done, self.total, shutil.get_terminal_size().columns) + "\x1b[K")
+        columns = shutil.get_terminal_size().columns
+        self.stream.write("\r" + render(self.done, self.total, columns, self.unit) + "\x1b[K")
         self.stream.flush()
         self.drawn = True
 
@@ -45,18 +46,21 @@ class Progress:
         self.clear()
 
 
-def render(done: int, total: int, columns: int) -> str:
+def render(done: int, total: int, columns: int, unit: str = "files") -> str:
     """`[#####.....]  12/345 files` fitted to the terminal width."""
-    label = f" {done}/{total} files"
+    label = f" {done}/{total} {unit}"
     width = max(10, min(50, columns - len(label) - 3))
     filled = width * done // total if total else width
     return f"[{'#' * filled}{'.' * (width - filled)}]{label}"
 
 
-def progress_for(total: int, quiet: bool, stream: TextIO | None = None) -> Progress:
+def progress_for(
+    total: int, quiet: bool, stream: TextIO | None = None, unit: str = "files", threshold: int = THRESHOLD
+) -> Progress:
+    """`threshold`: more items than this show a bar (compiles take seconds each: verify shows it from 2)."""
     stream = stream or sys.stderr
-    enabled = not quiet and total > THRESHOLD and _isatty(stream)
-    return Progress(total, stream, enabled)
+    enabled = not quiet and total > threshold and _isatty(stream)
+    return Progress(total, stream, enabled, unit)
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hipify_py.edits import Edit, apply_edits
+
 POLICIES = ("none", "hip", "cpp")
 _SUFFIXES: Mapping[str, Mapping[str, str]] = {
     "hip": {".cu": ".hip", ".cuh": ".hip.h"},
@@ -90,11 +92,18 @@ def make_plan(paths: Iterable[Path], policy: str) -> RenamePlan:
 
 def update_includes(text: bytes, including: Path, plan: RenamePlan) -> tuple[bytes, int]:
     """`text` with quoted includes of renamed files pointing at the new names; and how many changed."""
-    if not plan.table or b"include" not in text:
+    edits = include_edits(text, including, plan)
+    if not edits:
         return text, 0
+    return apply_edits(text, edits), len(edits)
+
+
+def include_edits(text: bytes, including: Path, plan: RenamePlan) -> list[Edit]:
+    """Edits pointing quoted includes of renamed files at the new names."""
+    if not plan.table or b"include" not in text:
+        return []
     comments: list[tuple[int, int]] | None = None
-    pieces: list[bytes] = []
-    last = count = 0
+    edits: list[Edit] = []
     for match in _INCLUDE.finditer(text):
         old = plan.resolve_include(including, os.fsdecode(match.group(1)))
         if old is None:
@@ -106,13 +115,8 @@ def update_includes(text: bytes, including: Path, plan: RenamePlan) -> tuple[byt
         spelled = os.fsdecode(match.group(1))
         base = spelled.replace("\\", "/").rsplit("/", 1)[-1]
         renamed = spelled[: len(spelled) - len(base)] + os.path.basename(plan.table[old])
-        pieces += [text[last : match.start(1)], os.fsencode(renamed)]
-        last = match.end(1)
-        count += 1
-    if not count:
-        return text, 0
-    pieces.append(text[last:])
-    return b"".join(pieces), count
+        edits.append(Edit(match.start(1), match.end(1), os.fsencode(renamed)))
+    return edits
 
 
 def _comment_spans(text: bytes) -> list[tuple[int, int]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from hipify_py.cache import Result, ResultCache, content_hash, get_blob, put_blob, settings_digest
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.discover import Found
+from hipify_py.edits import apply_edits
 from hipify_py.fileio import (
     InputError,
     atomic_write,
@@ -26,7 +27,7 @@ from hipify_py.fileio import (
     writable,
 )
 from hipify_py.options import Options
-from hipify_py.rename import RenamePlan, update_includes
+from hipify_py.rename import RenamePlan, include_edits
 
 # why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
 # hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
@@ -58,6 +59,9 @@ class RunSettings:
     rename: Callable[[Path], Path] | None = None  # new name for a converted source (None: keep)
     build_options: object | None = None  # buildfiles.BuildOptions
     cache_dir: Path | None = None  # result cache root (cache.py); None: no cache
+    keep_moves: bool = False  # --verify: keep the edit moves so compiler lines map back (verify/linemap.py)
+    # --verify with --diff/--check: (input root, mirror root); translated texts are also written there
+    mirror: tuple[str, str] | None = None
 
 
 @dataclass
@@ -78,6 +82,7 @@ class FileOutcome:
     # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
     # next run knows the files this one wrote (they are hits, not new content)
     rewritten: Result | None = None
+    moves: tuple = ()  # --verify: linemap.Layers from the translated text back to the source
 
     @property
     def worst(self) -> Severity | None:
@@ -104,7 +109,8 @@ def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = Non
 
 def _convert(
     found: Found, source: bytes, settings: RunSettings
-) -> tuple[bytes, list[Diagnostic], Counter[str]]:
+) -> tuple[bytes, list[Diagnostic], Counter[str], tuple]:
+    """Converted text, findings, counts, and (with keep_moves) the linemap layers of the edits."""
     if found.kind == "build":
         from hipify_py import buildfiles
 
@@ -114,7 +120,7 @@ def _convert(
         kind = buildfiles.build_file_kind(found.path.name)
         fn = buildfiles.translate_cmake if kind == "cmake" else buildfiles.translate_makefile
         text, diagnostics = fn(source, opts)
-        return text, diagnostics, Counter({"build_files": 1} if text != source else {})
+        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), ()
     from hipify_py.translate import default_tables, translate
 
     options = settings.options
@@ -122,11 +128,21 @@ def _convert(
         options = replace(options, filename=str(found.path))
     result = translate(source, options, default_tables(settings.extra_mappings))
     text, counts = result.text, result.counts
+    layers: list[tuple] = []
+    if settings.keep_moves and text != source:
+        from hipify_py.verify.linemap import moves_of
+
+        layers.append(moves_of(source, result.edits))
     if isinstance(settings.rename, RenamePlan):
-        text, updated = update_includes(text, found.path, settings.rename)
-        if updated:
-            counts["renamed_includes"] += updated
-    return text, result.diagnostics, counts
+        renamed = include_edits(text, found.path, settings.rename)
+        if renamed:
+            if settings.keep_moves:
+                from hipify_py.verify.linemap import moves_of
+
+                layers.append(moves_of(text, renamed))
+            text = apply_edits(text, renamed)
+            counts["renamed_includes"] += len(renamed)
+    return text, result.diagnostics, counts, tuple(m for m in layers if m)
 
 
 def process(found: Found, settings: RunSettings) -> FileOutcome:
@@ -138,7 +154,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         status = Status.SKIPPED if err.skip else Status.ERROR
         return FileOutcome(path, status, message=str(err), kind=found.kind)
     try:
-        text, diagnostics, counts = _convert(found, source, settings)
+        text, diagnostics, counts, moves = _convert(found, source, settings)
     except Exception as err:  # a rule bug must not stop the run; report it with the file
         return FileOutcome(path, Status.ERROR, message=f"internal error: {type(err).__name__}: {err}")
     outcome = FileOutcome(
@@ -148,6 +164,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         counts=counts,
         lines=_line_count(source),
         kind=found.kind,
+        moves=moves,
     )
     if not is_valid_utf8(source):
         outcome.message = _NOT_UTF8
@@ -157,10 +174,12 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         outcome.in_hash, outcome.out_hash = content_hash(source), content_hash(text)
         # why not -o: the written output is the copy (ResultCache.written_copy); a blob per file
         # would double the file creations of a cold run, the dominant cost after translation
-        if text != source and settings.mode in (Mode.DIFF, Mode.STDOUT):
+        if text != source and (settings.mode in (Mode.DIFF, Mode.STDOUT) or settings.mirror):
             put_blob(settings.cache_dir, outcome.out_hash, text)
     try:
         _deliver(found, source, text, target, settings, outcome)
+        if settings.mirror is not None:
+            _to_mirror(target, text, settings.mirror)
     except OSError as err:
         outcome.status = Status.ERROR
         outcome.message = f"cannot write {target}: {err.strerror or err}"
@@ -180,7 +199,7 @@ def _result_of_written(
     if outcome.status is not Status.CHANGED or outcome.output != found.path:
         return None  # not written, or renamed (the new name is a different file to the next run)
     try:
-        again, diagnostics, counts = _convert(found, text, settings)
+        again, diagnostics, counts, moves = _convert(found, text, settings)
     except Exception:  # a rule bug: the next run translates and reports it
         return None
     return Result(
@@ -190,6 +209,7 @@ def _result_of_written(
         tuple(sorted(counts.items())),
         _line_count(text),
         "" if is_valid_utf8(text) else _NOT_UTF8,
+        moves,
     )
 
 
@@ -230,6 +250,12 @@ def _deliver(
         if renamed:
             os.unlink(found.path)
             outcome.status = Status.CHANGED
+
+
+def _to_mirror(target: Path, text: bytes, mirror: tuple[str, str]) -> None:
+    """--verify with --diff/--check: the translated text goes into the temporary mirror only."""
+    root, tree = mirror
+    atomic_write(Path(tree + os.path.abspath(target)[len(root) :]), text, durable=False)
 
 
 def _foreign(target: Path, text: bytes) -> bool:
@@ -316,6 +342,8 @@ def _open_cache(files: Sequence[Found], settings: RunSettings) -> ResultCache | 
 
     plan = settings.rename.digest_text() if isinstance(settings.rename, RenamePlan) else ""
     parts = (_stable(replace(settings.options, filename="")), _stable(settings.build_options), plan)
+    if settings.keep_moves:  # why: an entry stored without moves cannot map compiler lines back
+        parts += ("moves",)
     digest = settings_digest(hipify_py.__version__, parts, settings.extra_mappings)
     project = Path(os.path.commonpath([os.path.abspath(found.root) for found in files]))
     return ResultCache(settings.cache_dir, project, digest)
@@ -335,6 +363,7 @@ def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: 
         tuple(sorted(outcome.counts.items())),
         outcome.lines,
         outcome.message,
+        outcome.moves,
     )
     cache.put(found.path, outcome.in_hash, result)
     if outcome.output is None:
@@ -374,8 +403,11 @@ def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> File
         cached=True,
         out_hash=result.out_hash,
         in_hash=digest or "",
+        moves=result.moves,
     )
     mode, moved = settings.mode, target != found.path
+    if settings.mirror is not None:
+        return _mirror_from_cache(found, target, result, cache, settings, outcome)
     if mode is Mode.CHECK:
         return outcome
     if mode is Mode.IN_PLACE:  # a file that must be rewritten is simply translated again
@@ -399,6 +431,32 @@ def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> File
         return None  # let the normal path report it
     if mode is Mode.OUTPUT_TREE:
         cache.note_written(target, result.out_hash)
+    return outcome
+
+
+def _mirror_from_cache(
+    found: Found,
+    target: Path,
+    result: Result,
+    cache: ResultCache,
+    settings: RunSettings,
+    outcome: FileOutcome,
+) -> FileOutcome | None:
+    """A cache hit in a --diff/--check --verify run: the text goes to the mirror (and the diff is rebuilt)."""
+    try:
+        source = read_source(found.path)
+    except InputError:
+        return None
+    text = source
+    if result.changed:
+        text = get_blob(cache.root, result.out_hash) or cache.written_copy(result.out_hash)
+    if text is None:
+        return None
+    try:
+        _deliver(found, source, text, target, settings, outcome)  # the diff, in --diff mode
+        _to_mirror(target, text, settings.mirror)  # type: ignore[arg-type]
+    except OSError:
+        return None
     return outcome
 
 

@@ -34,6 +34,7 @@ class Result:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...
     lines: int = 0
+    edits: list[Edit] = field(default_factory=list)  # every edit applied (verify maps compiler lines back)
 
     def changed_from(self, source: bytes) -> bool:
         return self.text != source
@@ -83,6 +84,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         diagnostics=diagnostics,
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+        edits=edits,
     )
 
 

@@ -18,6 +18,7 @@ _FAMILIES = (
     ("HIP2", "Portability"),
     ("HIP3", "Version macros"),
     ("HIP4", "Build files and input"),
+    ("HIP5", "Compiler errors (--verify)"),
 )
 
 

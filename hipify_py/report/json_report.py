@@ -24,13 +24,15 @@ from hipify_py.report.summary import (
 )
 from hipify_py.runner import FileOutcome
 
-SCHEMA_VERSION = "1.0"  # bump the minor for added fields, the major for changed/removed ones
+# bump the minor for added fields, the major for changed/removed ones
+# 1.1: `verify` (convert --verify, hipify-py verify) and the diagnostics' `predicted_by`
+SCHEMA_VERSION = "1.1"
 TOOL_NAME = "hipify-py"
 
 
 def build_report(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -> dict[str, Any]:
     info = info or RunInfo()
-    return {
+    report = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": hipify_py.__version__, "information_uri": homepage()},
         "mappings": {"digest": info.mapping_digest, "latest_hip_version": info.latest_hip_version},
@@ -41,6 +43,24 @@ def build_report(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -
             {"id": r.id, "name": r.name, "severity": str(r.severity), "title": r.title, "hint": r.hint}
             for r in rules_used(outcomes)
         ],
+    }
+    if info.verify is not None:
+        report["verify"] = _verify(info.verify)
+    return report
+
+
+def _verify(v: Any) -> dict[str, Any]:
+    """The compile of the translation (verify.session.VerifySummary)."""
+    return {
+        "compiler": v.compiler,
+        "compiler_version": v.compiler_version,
+        "offload_arch": list(v.offload_arch),
+        "units": v.units,
+        "compiled": v.compiled,
+        "failed": v.units - v.compiled,
+        "cache_hits": v.cache_hits,
+        "failures": [{"path": f.path, "first_error": f.first_error, "command": f.command} for f in v.failed],
+        "causes": [{"message": text, "units": n, "example": example} for text, n, example in v.causes],
     }
 
 
@@ -105,6 +125,7 @@ def _diagnostic(d: Diagnostic, fingerprint: str) -> dict[str, Any]:
         "hint": d.hint,
         "source_line": d.source_line,
         "fingerprint": fingerprint,
+        **({"predicted_by": list(d.predicted_by)} if d.predicted_by else {}),
     }
 
 

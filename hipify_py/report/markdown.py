@@ -36,6 +36,8 @@ def render_markdown(outcomes: Sequence[FileOutcome], info: RunInfo | None = None
     ordered = ordered_outcomes(outcomes, info.cwd)
     out = ["## hipify-py migration report", "", _byline(info), ""]
     out += _summary_table(t)
+    if info.verify is not None:
+        out += _verify_section(info.verify)
     if t.identifiers:
         out += [
             "",
@@ -77,6 +79,23 @@ def _summary_table(t: Totals) -> list[str]:
         f"| {t.counts['unsupported']} | {t.counts['launches']} | {t.conversion_percent:.1f}% "
         f"| {sev['error']} error, {sev['warning']} warning, {sev['info']} info |",
     ]
+
+
+def _verify_section(v: object) -> list[str]:
+    """The compile of the translation: P/N, then failing TUs grouped by their first error."""
+    units, compiled = v.units, v.compiled  # type: ignore[attr-defined]
+    out = ["", "### Compile check (hipcc)", "", f"Translation units compiled: **{compiled}/{units}**"]
+    causes = v.causes  # type: ignore[attr-defined]
+    if causes:
+        out += ["", "| TUs | First error | Example |", "| ---: | --- | --- |"]
+        out += [f"| {n} | {inline(text)} | {inline(example)} |" for text, n, example in causes]
+    failed = v.failed  # type: ignore[attr-defined]
+    if failed:
+        items = [f"- {inline(f.path)}: {inline(f.first_error)}" for f in failed]
+        if len(items) > COLLAPSE_AFTER:
+            items = [f"<details><summary>{len(items)} failing units</summary>", "", *items, "", "</details>"]
+        out += ["", *items]
+    return out
 
 
 def _rule_table(outcomes: Sequence[FileOutcome], t: Totals) -> list[str]:

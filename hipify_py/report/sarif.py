@@ -54,9 +54,17 @@ def build_sarif(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) ->
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The directory hipify-py ran in."}}},
         "results": results,
-        "properties": {"mode": info.mode, "mappingDigest": info.mapping_digest},
+        "properties": {"mode": info.mode, "mappingDigest": info.mapping_digest, **_verify(info)},
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _verify(info: RunInfo) -> dict[str, Any]:
+    v = info.verify
+    if v is None:
+        return {}
+    units, compiled = v.units, v.compiled  # type: ignore[attr-defined]
+    return {"verify": {"compiler": v.compiler_version, "units": units, "compiled": compiled}}  # type: ignore[attr-defined]
 
 
 def render_sarif(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -> str:

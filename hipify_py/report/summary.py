@@ -89,6 +89,7 @@ class RunInfo:
     mapping_digest: str = ""
     latest_hip_version: str = ""
     cwd: Path | None = None  # paths are shown relative to it where possible (default: os.getcwd())
+    verify: object | None = None  # verify.session.VerifySummary of a --verify run
 
 
 def display_path(path: Path | str, cwd: Path | None = None) -> str:

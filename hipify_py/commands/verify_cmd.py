@@ -1,0 +1,264 @@
+"""`convert --verify` and `hipify-py verify PATH...`: compile what was translated, report what is left.
+
+The glue between the CLI and hipify_py.verify: options, where the translated tree is compiled (the
+written files, the output tree, or a temporary mirror for --diff/--check), progress, printing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hipify_py.discover import Found
+from hipify_py.runner import FileOutcome, Mode, RunSettings
+
+EXIT_ERROR, EXIT_INTERRUPTED = 2, 130
+
+
+def verify_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The compile options shared by `convert --verify` and `verify`."""
+    options = [
+        click.option(
+            "--hipcc", metavar="PATH", help="HIP compiler (default: $ROCM_PATH/bin/hipcc, hipcc on PATH)."
+        ),
+        click.option(
+            "-p",
+            "--compile-commands",
+            type=click.Path(exists=True, path_type=Path),
+            metavar="DIR",
+            help="compile_commands.json (or its folder): the TUs to compile and their flags.",
+        ),
+        click.option(
+            "-I",
+            "--include-dir",
+            "include_dirs",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            metavar="DIR",
+            help="Include path for compiling (repeatable; default: each file's folder and the tree root).",
+        ),
+        click.option(
+            "-D", "--define", "defines", multiple=True, metavar="NAME[=VALUE]", help="Macro for compiling."
+        ),
+        click.option(
+            "--std", metavar="c++NN", help="Language standard for compiling (default: c++17, as nvcc)."
+        ),
+        click.option(
+            "--offload-arch",
+            multiple=True,
+            metavar="GFX",
+            help="AMD GPU target(s) to compile for; also used in translated build files (default: gfx90a).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@dataclass
+class Prepared:
+    """A verify pass being set up for one run; close() removes the temporary mirror."""
+
+    settings: Any  # VerifySettings
+    mode: Mode
+    roots: dict[str, str]  # absolute input file -> absolute root
+    relocation: Any
+    tree: str
+    mirror: Any = None  # stage.Mirror for --diff/--check/stdout
+
+    def compiled_of(self, outcome: FileOutcome) -> str:
+        target = os.path.abspath(outcome.output or outcome.path)
+        return self.mirror.forward(target) if self.mirror is not None else target
+
+    def close(self) -> None:
+        if self.mirror is not None:
+            self.mirror.close()
+            self.mirror = None
+
+
+def prepare(
+    files: Sequence[Found],
+    mode: Mode,
+    output: Path | None,
+    params: dict[str, Any],
+    jobs: int,
+    cache_dir: Path | None,
+) -> Prepared:
+    """Find the compiler and the flags before anything is translated; exit 2 with a clear message when
+    hipcc or the compile database is missing."""
+    from hipify_py.verify.compiler import DEFAULT_ARCH, CompilerMissing, find_hipcc
+    from hipify_py.verify.flags import CompileDatabaseError, load_database
+    from hipify_py.verify.stage import Mirror, Relocation, VerifySettings
+
+    try:
+        compiler = find_hipcc(params.get("hipcc"))
+    except CompilerMissing as err:
+        click.echo(f"hipify-py: --verify needs the HIP compiler: {err}", err=True)
+        sys.exit(EXIT_ERROR)
+    database = None
+    if params.get("compile_commands") is not None:
+        try:
+            database = load_database(Path(params["compile_commands"]))
+        except CompileDatabaseError as err:
+            click.echo(f"hipify-py: compile database: {err}", err=True)
+            sys.exit(EXIT_ERROR)
+    settings = VerifySettings(
+        compiler=compiler,
+        offload_arch=tuple(params.get("offload_arch") or ()) or DEFAULT_ARCH,
+        include_dirs=tuple(os.path.abspath(d) for d in params.get("include_dirs") or ()),
+        defines=tuple(params.get("defines") or ()),
+        std=params.get("std"),
+        database=database,
+        jobs=jobs,
+        cache_dir=cache_dir,
+        fallback_to_input=mode is Mode.OUTPUT_TREE,
+    )
+    roots = {os.path.abspath(f.path): os.path.abspath(f.root) for f in files}
+    distinct = sorted(set(roots.values()))
+    common = os.path.commonpath(distinct) if distinct else os.getcwd()
+    if mode is Mode.OUTPUT_TREE and output is not None:
+        out = os.path.abspath(output)
+        return Prepared(settings, mode, roots, Relocation(tuple((r, out) for r in distinct)), out)
+    if mode is Mode.IN_PLACE:
+        return Prepared(settings, mode, roots, Relocation(), common)
+    mirror = Mirror(common, roots)
+    return Prepared(settings, mode, roots, mirror.relocation(), mirror.tree, mirror)
+
+
+def run_settings(settings: RunSettings, prepared: Prepared | None) -> RunSettings:
+    if prepared is None:
+        return settings
+    mirror = (prepared.mirror.root, prepared.mirror.tree) if prepared.mirror is not None else None
+    return replace(settings, keep_moves=True, mirror=mirror)
+
+
+def run_verify(prepared: Prepared, outcomes: list[FileOutcome], quiet: bool, show: Any) -> Any:
+    """Compile, print the findings of the compiler and return the VerifyReport (Ctrl-C: exit 130)."""
+    from hipify_py.progress import progress_for
+    from hipify_py.report.summary import display_path
+    from hipify_py.report.text import format_diagnostics
+    from hipify_py.verify.session import sources_of, verify_outcomes
+
+    sources = sources_of(outcomes, prepared.roots, prepared.compiled_of)
+    bar: list[Any] = []
+
+    def on_start(total: int) -> None:
+        bar.append(progress_for(total, quiet, unit="TUs", threshold=1))
+
+    def on_done(_unit: Any) -> None:
+        if bar:
+            bar[0].advance()
+
+    try:
+        report = verify_outcomes(
+            outcomes,
+            sources,
+            prepared.settings,
+            prepared.relocation,
+            prepared.tree,
+            lambda p: display_path(p),
+            on_start=on_start,
+            on_done=on_done,
+        )
+    except KeyboardInterrupt:
+        if bar:
+            bar[0].close()
+        prepared.close()
+        click.echo("hipify-py: interrupted while compiling; nothing was left behind", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        if bar:
+            bar[0].close()
+    if show is not None and not quiet:
+        by_path = {os.path.abspath(o.path): o for o in outcomes}
+        for path, diagnostics in report.findings_by_file.items():
+            outcome = by_path.get(path)
+            if outcome is not None:
+                for line in format_diagnostics(replace(outcome, diagnostics=diagnostics), show):
+                    click.echo(line, err=True)
+    return report
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@verify_options
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Compile only files matching GLOB (repeatable)."
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Parallel compiles (default: CPU count)."
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary line and errors.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the compile cache.")
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write a report: .json, .md or .sarif (.sarif.json) by name (repeatable).",
+)
+@click.option("--report-format", type=click.Choice(["json", "markdown", "sarif"]), default=None)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Configuration file (default: found from the paths upwards).",
+)
+def verify_command(**params: Any) -> None:
+    """Compile a HIP tree (already translated) with hipcc and report each error on its line.
+
+    Exit 0 when every translation unit compiles, 1 when one does not, 2 when hipcc is missing.
+    """
+    from hipify_py.config import apply_config
+
+    apply_config(_verify)(**params)
+
+
+def _verify(
+    paths: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    include: tuple[str, ...],
+    jobs: int,
+    quiet: bool,
+    no_cache: bool,
+    reports: tuple[Path, ...],
+    report_format: str | None,
+    **params: Any,
+) -> None:
+    from hipify_py.cache import cache_root
+    from hipify_py.diagnostics import Severity
+    from hipify_py.discover import SOURCE_EXTENSIONS, discover
+    from hipify_py.report.summary import RunInfo
+    from hipify_py.report.write import ReportError, write_report
+    from hipify_py.report.write import report_format as format_of
+    from hipify_py.runner import Status
+    from hipify_py.verify.session import summary_lines
+
+    try:
+        formats = [format_of(path, report_format) for path in reports]
+    except ReportError as err:
+        raise click.UsageError(str(err)) from None
+    files, problems = discover(
+        paths, (*SOURCE_EXTENSIONS, ".hip"), exclude=exclude, include=include, build_files=False
+    )
+    for problem in problems:
+        click.echo(f"hipify-py: {problem.path}: {problem.message}", err=True)
+    prepared = prepare(files, Mode.IN_PLACE, None, params, jobs, None if no_cache else cache_root())
+    outcomes = [FileOutcome(f.path, Status.UNCHANGED, output=f.path, kind=f.kind) for f in files]
+    report = run_verify(prepared, outcomes, quiet, Severity.INFO)
+    click.echo("\n".join(["hipify-py: verify", *summary_lines(report.summary)]), err=True)
+    info = RunInfo("verify", {}, verify=report.summary)
+    for path, fmt in zip(reports, formats, strict=True):
+        try:
+            write_report(path, fmt, outcomes, info)
+        except OSError as err:
+            click.echo(f"hipify-py: cannot write report {path}: {err.strerror or err}", err=True)
+            sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_ERROR if problems else (1 if report.summary.compiled < report.summary.units else 0))
