@@ -32,7 +32,7 @@ def test_every_rule_is_documented() -> None:
     names = [r.name for r in RULES.values()]
     assert len(names) == len(set(names))
     for rule_id, rule in RULES.items():
-        assert rule.id == rule_id and re.fullmatch(r"HIP[1-4]\d\d", rule_id)
+        assert rule.id == rule_id and re.fullmatch(r"HIP[1-5]\d\d", rule_id)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule_id
         assert rule.title and "\n" not in rule.title, rule_id
         assert len(rule.hint) > 20 and len(rule.docs) > 40, rule_id

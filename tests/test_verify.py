@@ -1,0 +1,228 @@
+"""--verify without the real compiler: line maps, clang output parsing, compile flags, TU selection,
+a missing hipcc, and Ctrl-C during the compile (with a stand-in hipcc that sleeps)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES, REPO
+
+from hipify_py.cli import main
+from hipify_py.options import Options
+from hipify_py.translate import translate
+from hipify_py.verify.clang_output import Location, parse
+from hipify_py.verify.compiler import parse_depfile
+from hipify_py.verify.flags import Entry, database_args, load_database
+from hipify_py.verify.linemap import moves_of, offset_of, original_text, to_original
+from hipify_py.verify.stage import Source, VerifySettings, select_units
+
+CUDA = b"""// licence header
+#include <cstdio>
+#include "util.cuh"
+
+__global__ void axpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }
+
+int main() {
+  float *x, *y;
+  cudaMalloc(&x, 64 * sizeof(float));
+  cudaMalloc(&y, 64 * sizeof(float));
+  axpy<<<dim3(1), 64, 0, 0>>>(2.0f, x,
+                               marker_one);
+  cudaDeviceSynchronize();
+  marker_two(cudaGetLastError());
+  return 0;
+}
+"""
+
+
+def _layers(source: bytes) -> tuple[bytes, tuple]:
+    result = translate(source, Options(hip_version="6.2"))
+    return result.text, (moves_of(source, result.edits),)
+
+
+def test_offsets_map_back_through_launch_runtime_header_and_renames() -> None:
+    text, layers = _layers(CUDA)
+    assert b"#include <hip/hip_runtime.h>" in text and b"hipLaunchKernelGGL(" in text  # lines moved
+    for marker in (b"marker_one", b"marker_two", b"return 0", b"2.0f, x"):
+        assert to_original(layers, text.index(marker)) == CUDA.index(marker)
+    # inside a renamed identifier: the same column of the CUDA name
+    assert to_original(layers, text.index(b"hipGetLastError") + 3) == CUDA.index(b"cudaGetLastError") + 3
+    # the inserted runtime include maps to where it was inserted (the first #include)
+    assert to_original(layers, text.index(b"<hip/hip_runtime.h>")) == CUDA.index(b"#include <cstdio>")
+    assert original_text(layers, text) == CUDA
+
+
+@pytest.mark.parametrize(
+    "case", sorted(FIXTURES.rglob("*.cu"))[:60], ids=lambda p: p.parent.name + "/" + p.name
+)
+def test_original_text_is_rebuilt_from_every_fixture(case: Path) -> None:
+    source = case.read_bytes()
+    text, layers = _layers(source)
+    assert original_text(layers, text) == source
+
+
+def test_offset_of_counts_bytes_and_clamps() -> None:
+    text = b"ab\ncd\n"
+    assert offset_of(text, 2, 2) == 4 and offset_of(text, 2, 99) == 5 and offset_of(text, 9, 1) == 6
+
+
+STDERR = """\
+In file included from main.hip:2:
+In file included from /usr/include/hip/hip_runtime.h:62:
+/usr/include/hip/hip_runtime_api.h:92:9: error: expected member name or ';' after declaration specifiers
+    int warpSize;
+    ~~~ ^
+main.hip:1:18: note: expanded from macro 'warpSize'
+#define warpSize 32
+                 ^
+/usr/include/hip/hip_runtime_api.h:99:3: error: unknown type name 'foo'
+main.hip:7:3: warning: unused variable 'x' [-Wunused-variable]
+other.h:3:5: note: a note of the warning
+main.hip:9:5: error: use of undeclared identifier 'bar'
+2 errors generated when compiling for host.
+main.hip:9:5: error: use of undeclared identifier 'bar'
+clang: error: unsupported option '--bogus'
+1 error generated when compiling for gfx90a.
+"""
+
+
+def test_clang_output_errors_notes_include_stacks_and_duplicates() -> None:
+    errors = parse(STDERR)
+    assert [e.text for e in errors] == [
+        "expected member name or ';' after declaration specifiers",
+        "unknown type name 'foo'",
+        "use of undeclared identifier 'bar'",  # once: the device pass repeats it
+        "unsupported option '--bogus'",
+    ]
+    first, second, third, flag = errors
+    assert (
+        first.notes[0].where == Location("main.hip", 1, 18) and "expanded from macro" in first.notes[0].text
+    )
+    stack = (Location("main.hip", 2), Location("/usr/include/hip/hip_runtime.h", 62))
+    assert first.included_from == stack and second.included_from == stack  # not reprinted by clang
+    assert third.notes == [] and third.included_from == ()  # the warning's note is not the error's
+    assert flag.where is None
+
+
+def test_depfile_parse() -> None:
+    text = "x.o: a.hip /usr/include/hip/hip_runtime.h \\\n  ../inc/my\\ file.h\n"
+    assert parse_depfile(text, "/w/src") == (
+        "/w/src/a.hip",
+        "/usr/include/hip/hip_runtime.h",
+        "/w/inc/my file.h",
+    )
+
+
+def test_database_args_keep_front_end_flags_and_translate_nvcc(tmp_path: Path) -> None:
+    db = [
+        {
+            "directory": str(tmp_path / "build"),
+            "command": "/opt/cuda/bin/nvcc -O3 -arch=sm_80 -Xcompiler -fopenmp,-Wall -I../inc -DUSE_X=1 "
+            "--std c++14 -isystem /opt/lib/include --expt-relaxed-constexpr -c ../src/a.cu -o a.o -MF a.d",
+            "file": "../src/a.cu",
+        }
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    entries = load_database(tmp_path)
+    entry = entries[str(tmp_path / "src" / "a.cu")]
+    assert entry.directory == str(tmp_path / "build")
+    args = database_args(entry, lambda p: p.replace(str(tmp_path), "/mirror"))
+    assert args == ("-fopenmp", "-I/mirror/inc", "-DUSE_X=1", "-std=c++14", "-isystem", "/opt/lib/include")
+
+
+def test_bad_compile_database_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "compile_commands.json").write_text("{not json")
+    (tmp_path / "a.cu").write_text("int main() { return 0; }\n")
+    result = CliRunner().invoke(
+        main, ["convert", str(tmp_path / "a.cu"), "--diff", "--verify", "-p", str(tmp_path)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "not valid JSON" in result.output
+
+
+def test_tus_are_sources_no_other_file_includes(tmp_path: Path) -> None:
+    (tmp_path / "main.cu").write_text('#include "kernels.cu"\n#include "util.cuh"\nint main() {}\n')
+    (tmp_path / "kernels.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "util.cuh").write_text("#pragma once\n")
+    (tmp_path / "other.cpp").write_text("int f() { return 1; }\n")
+    sources = [
+        Source(str(tmp_path / n), str(tmp_path / n), str(tmp_path))
+        for n in ("main.cu", "kernels.cu", "util.cuh", "other.cpp")
+    ]
+    settings = VerifySettings(compiler=None)  # type: ignore[arg-type]
+    assert [Path(s.original).name for s in select_units(sources, settings)] == ["main.cu", "other.cpp"]
+    database = {str(tmp_path / "other.cpp"): Entry(str(tmp_path / "other.cpp"), str(tmp_path), ("cc",))}
+    with_db = VerifySettings(compiler=None, database=database)  # type: ignore[arg-type]
+    assert [Path(s.original).name for s in select_units(sources, with_db)] == ["other.cpp"]
+
+
+def test_missing_hipcc_exits_2_with_a_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.cu").write_text("int main() { return 0; }\n")
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(
+        main, ["convert", str(tmp_path / "a.cu"), "--verify", "--hipcc", str(tmp_path / "nope")]
+    )
+    assert result.exit_code == 2
+    assert "--verify needs the HIP compiler" in result.output and "nope" in result.output
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("ROCM_PATH", str(tmp_path / "rocm"))
+    result = CliRunner().invoke(main, ["verify", str(tmp_path)])
+    assert result.exit_code == 2 and "install ROCm's hipcc" in result.output
+    # nothing else needs it
+    assert CliRunner().invoke(main, ["convert", str(tmp_path / "a.cu"), "--check"]).exit_code == 0
+
+
+FAKE_HIPCC = """#!/bin/sh
+case "$*" in *--version*) echo "HIP version: 0.0-fake"; exit 0;; esac
+touch "$MARK"
+sleep 60
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux signals")
+def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n")
+    before = (tree / "a.cu").read_bytes()
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text(FAKE_HIPCC)
+    hipcc.chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    mark = tmp_path / "compiling"
+    env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp), MARK=str(mark), HIPIFY_PY_CACHE_DIR="")
+    cmd = [
+        sys.executable,
+        "-m",
+        "hipify_py",
+        "convert",
+        str(tree),
+        "--diff",
+        "--verify",
+        "--hipcc",
+        str(hipcc),
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while not mark.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert mark.exists(), "the stand-in compiler never started"
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    assert list(temp.iterdir()) == []  # no mirror, no dependency file
+    assert (tree / "a.cu").read_bytes() == before and [p.name for p in tree.iterdir()] == ["a.cu"]
+    assert not re.search(rb"Traceback", err)
