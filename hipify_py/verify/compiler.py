@@ -78,6 +78,7 @@ class CompileJob:
     cwd: str  # working directory (relative paths in args and messages are relative to it)
     args: tuple[str, ...]  # flags besides the fixed ones (-I/-D/-std/...)
     offload_arch: tuple[str, ...] = DEFAULT_ARCH
+    codegen: bool = False  # True: `-c -o /dev/null` (also runs the backend: catches e.g. PTX in inline asm)
 
 
 @dataclass(frozen=True)
@@ -88,13 +89,14 @@ class CompileOutput:
 
 
 def command(compiler: Compiler, job: CompileJob, depfile: str | None = None) -> list[str]:
-    """hipcc -fsyntax-only for the host and every --offload-arch (syntax and semantics, no code)."""
+    """hipcc -fsyntax-only for the host and every --offload-arch (syntax and semantics, no code);
+    with job.codegen, a full compile to /dev/null."""
     std = () if any(a.startswith(("-std=", "--std=")) for a in job.args) else ("-std=c++17",)
     deps = ("-MD", "-MF", depfile) if depfile else ()
     return [
         compiler.path,
         *(f"--offload-arch={arch}" for arch in job.offload_arch),
-        "-fsyntax-only",
+        *(("-c", "-o", os.devnull) if job.codegen else ("-fsyntax-only",)),
         "-w",  # why: only errors decide; warnings would bury them
         *std,  # nvcc's default dialect (CUDA 11+); hipcc's own default is C++11
         *job.args,

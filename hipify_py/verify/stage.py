@@ -203,7 +203,9 @@ def run_units(
     todo: list[Unit] = []
     for i, unit in enumerate(units):
         key = (
-            cache.key(compiler.version, unit.job.source, unit.job.cwd, unit.job.args, unit.job.offload_arch)
+            cache.key(
+                compiler.version, unit.job.source, unit.job.cwd, _key_args(unit.job), unit.job.offload_arch
+            )
             if cache
             else None
         )
@@ -248,6 +250,10 @@ def run_units(
                 raise
     result.cache_hits = cache.hits if cache is not None else 0
     return result
+
+
+def _key_args(job: CompileJob) -> tuple[str, ...]:
+    return (*job.args, "\0codegen") if job.codegen else job.args
 
 
 def _last_line(stderr: str) -> str:
