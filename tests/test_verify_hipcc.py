@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -165,18 +166,19 @@ def test_convert_verify_maps_errors_to_cuda_lines_and_caches(tmp_path: Path) -> 
     assert [f["diagnostics"] for f in rerun["files"]] == [f["diagnostics"] for f in data["files"]]
 
 
-def test_diff_verify_writes_nothing_and_check_verify_fails(tmp_path: Path) -> None:
+def test_diff_verify_writes_nothing_and_check_verify_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _tree(tmp_path / "tree", {"inc/util.cuh": UTIL, "good.cu": GOOD, "bad.cu": BAD})
     before = _snapshot(tree)
-    temp_before = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
+    temp = tmp_path / "tmp"  # a private temp dir: other processes' files in /tmp are none of our business
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     diff = _run("convert", tree, "--diff", "--verify", "-j", "2")
     assert diff.exit_code == 0, diff.output
     assert "+#include <hip/hip_runtime.h>" in diff.output  # the diff is still printed
     assert "translation units compiled: 1/2" in diff.output
     assert "bad.cu:11:19: error: HIP501" in diff.output
     assert _snapshot(tree) == before
-    leftovers = set(os.listdir(os.environ.get("TMPDIR", "/tmp"))) - temp_before
-    assert not [name for name in leftovers if name.startswith("hipify-py-")]
+    assert list(temp.iterdir()) == []  # the mirror and the dependency files are gone
 
     check = _run("convert", tree, "--check", "--verify", "-q")
     assert check.exit_code == 1
