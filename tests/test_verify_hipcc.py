@@ -166,7 +166,9 @@ def test_convert_verify_maps_errors_to_cuda_lines_and_caches(tmp_path: Path) -> 
     assert [f["diagnostics"] for f in rerun["files"]] == [f["diagnostics"] for f in data["files"]]
 
 
-def test_diff_verify_writes_nothing_and_check_verify_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_verify_writes_nothing_and_check_verify_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tree = _tree(tmp_path / "tree", {"inc/util.cuh": UTIL, "good.cu": GOOD, "bad.cu": BAD})
     before = _snapshot(tree)
     temp = tmp_path / "tmp"  # a private temp dir: other processes' files in /tmp are none of our business
