@@ -38,10 +38,7 @@ def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
     Identical duplicates are merged; several insertions at one offset keep their emission order
     (sorting is stable); a replacement that intersects another edit raises (unless one covers the other).
     """
-    unique = list(dict.fromkeys(edits))
-    if any(e.covers or e.copy is not None for e in unique):
-        unique = _resolve(source, unique)
-    ordered = sorted(unique, key=lambda e: (e.start, e.end != e.start, e.end))
+    ordered = applied_edits(source, edits)
     out: list[bytes] = []
     pos = 0
     prev: Edit | None = None
@@ -54,6 +51,15 @@ def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
         prev = edit
     out.append(source[pos:])
     return b"".join(out)
+
+
+def applied_edits(source: bytes, edits: Iterable[Edit]) -> list[Edit]:
+    """The plain edits apply_edits applies, in its order (duplicates merged, copies and covers resolved);
+    verify maps compiler positions back through them."""
+    unique = list(dict.fromkeys(edits))
+    if any(e.covers or e.copy is not None for e in unique):
+        unique = _resolve(source, unique)
+    return sorted(unique, key=lambda e: (e.start, e.end != e.start, e.end))
 
 
 def _inside(edit: Edit, start: int, end: int) -> bool:

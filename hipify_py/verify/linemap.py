@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 
-from hipify_py.edits import Edit
+from hipify_py.edits import Edit, applied_edits
 
 # (original start, original bytes replaced, length of the new text), sorted by original start
 Move = tuple[int, bytes, int]
@@ -24,8 +24,7 @@ Layers = tuple[Moves, ...]
 
 def moves_of(source: bytes, edits: Iterable[Edit]) -> Moves:
     """The moves of `edits` as apply_edits applies them (same order, duplicates merged)."""
-    unique = list(dict.fromkeys(edits))
-    ordered = sorted(unique, key=lambda e: (e.start, e.end != e.start, e.end))
+    ordered = applied_edits(source, edits)
     return tuple(
         (e.start, source[e.start : e.end], len(e.text)) for e in ordered if e.text != source[e.start : e.end]
     )
