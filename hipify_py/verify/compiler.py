@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -107,8 +108,14 @@ def command(compiler: Compiler, job: CompileJob, depfile: str | None = None) -> 
     ]
 
 
-def compile_tu(compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SECONDS) -> CompileOutput:
-    """Run one syntax check. Never raises for a failing compile; the temp dep file is always removed."""
+def compile_tu(
+    compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SECONDS, running: set | None = None
+) -> CompileOutput:
+    """Run one syntax check. Never raises for a failing compile; the temp dep file is always removed.
+
+    The compiler runs in its own process group, killed as a whole (hipcc, clang, its children) on a
+    timeout or an exception; `running` holds the live processes so another thread can kill them
+    (Ctrl-C: kill_all)."""
     fd, depfile = tempfile.mkstemp(prefix="hipify-py-deps-", suffix=".d")
     os.close(fd)
     try:
@@ -120,13 +127,19 @@ def compile_tu(compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SEC
             stderr=subprocess.PIPE,
             text=True,
             errors="replace",
+            start_new_session=True,
         )
+        if running is not None:
+            running.add(proc)
         try:
             _, stderr = proc.communicate(timeout=timeout)
         except BaseException:  # timeout or Ctrl-C: the compiler must not outlive us
-            proc.kill()
+            kill(proc)
             proc.wait()
             raise
+        finally:
+            if running is not None:
+                running.discard(proc)
         return CompileOutput(proc.returncode, stderr, _read_deps(depfile, job.cwd))
     except subprocess.TimeoutExpired:
         return CompileOutput(-1, f"error: hipcc timed out after {timeout:.0f} s", ())
@@ -135,6 +148,16 @@ def compile_tu(compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SEC
     finally:
         with contextlib.suppress(OSError):
             os.unlink(depfile)
+
+
+def kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def kill_all(running: set) -> None:
+    for proc in list(running):
+        kill(proc)
 
 
 def _read_deps(depfile: str, cwd: str) -> tuple[str, ...]:

@@ -128,9 +128,10 @@ def _absolute(path: str, directory: str) -> str:
 
 def _translate_nvcc(argv: Sequence[str]) -> list[str]:
     """nvcc flags -> hipcc flags with the build-file translator's table (-Xcompiler a,b -> a b, ...)."""
-    from hipify_py.buildfiles import BuildOptions, _translate_flags
+    from hipify_py.buildfiles import BuildOptions
+    from hipify_py.buildfiles.nvcc_flags import translate_flags
 
-    new, _ = _translate_flags(list(argv), BuildOptions(), True)
+    new, _ = translate_flags(list(argv), BuildOptions(), True)
     out: list[str] = []
     for i, word in enumerate(argv):
         out += list(new[i]) if i in new else [word]

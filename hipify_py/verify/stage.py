@@ -31,6 +31,7 @@ from hipify_py.verify.compiler import (
     Compiler,
     compile_tu,
     display_command,
+    kill_all,
 )
 from hipify_py.verify.flags import Entry, database_args
 
@@ -238,15 +239,17 @@ def run_units(
     result = VerifyResult(compiler, units, tree)
     if todo:
         with ThreadPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-            pending = {pool.submit(compile_tu, compiler, u.job, settings.timeout): u for u in todo}
+            running: set = set()
+            pending = {pool.submit(compile_tu, compiler, u.job, settings.timeout, running): u for u in todo}
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         finish(pending.pop(future), future.result())
-            except BaseException:
+            except BaseException:  # Ctrl-C: nothing new starts, every running compiler is killed
                 for future in pending:
                     future.cancel()
+                kill_all(running)
                 raise
     result.cache_hits = cache.hits if cache is not None else 0
     return result
