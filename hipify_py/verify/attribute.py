@@ -170,7 +170,7 @@ def _make(
     return Finding(original, d, [unit.source.original])
 
 
-def first_causes(result: VerifyResult, findings: Sequence[Finding]) -> list[tuple[str, int, str]]:
+def first_causes(result: VerifyResult) -> list[tuple[str, int, str]]:
     """Failing TUs grouped by their first error's text: (message, TU count, an example TU), most first."""
     counts: Counter[str] = Counter()
     example: dict[str, str] = {}

@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,9 +196,3 @@ def display_command(compiler: Compiler, job: CompileJob) -> str:
     import shlex
 
     return shlex.join(command(compiler, job))
-
-
-def quoted(args: Sequence[str]) -> str:
-    import shlex
-
-    return shlex.join(args)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -136,29 +136,3 @@ def _translate_nvcc(argv: Sequence[str]) -> list[str]:
     for i, word in enumerate(argv):
         out += list(new[i]) if i in new else [word]
     return out
-
-
-@dataclass(frozen=True)
-class FlagSettings:
-    """Flags from the command line / configuration, used when no database entry covers a TU."""
-
-    include_dirs: tuple[str, ...] = ()  # absolute
-    defines: tuple[str, ...] = ()  # NAME or NAME=VALUE
-    std: str | None = None  # e.g. "c++17"
-    database: Mapping[str, Entry] | None = None  # from -p
-    extra: tuple[str, ...] = field(default=())
-
-
-def command_line_args(
-    settings: FlagSettings, tu_dir: str, tree_root: str, relocate: Callable[[str], str]
-) -> tuple[str, ...]:
-    includes: Iterable[str] = settings.include_dirs
-    if not settings.include_dirs and not settings.database:
-        includes = dict.fromkeys((tu_dir, tree_root))  # why: both already relocated by the caller
-        args = [f"-I{d}" for d in includes]
-    else:
-        args = [f"-I{relocate(d)}" for d in includes]
-    args += [f"-D{d}" for d in settings.defines]
-    if settings.std:
-        args.append(f"-std={settings.std}")
-    return (*args, *settings.extra)

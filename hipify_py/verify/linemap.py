@@ -12,7 +12,7 @@ and `Layers` applies them from the last back to the first.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from hipify_py.edits import Edit, applied_edits
 
@@ -90,7 +90,3 @@ def offset_of(text: bytes, line: int, col: int) -> int:
     end = text.find(b"\n", pos)
     end = len(text) if end == -1 else end
     return min(pos + max(col - 1, 0), end)
-
-
-def compose(layers: Sequence[Moves]) -> Layers:
-    return tuple(m for m in layers if m)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.runner import FileOutcome, Status
@@ -93,7 +92,7 @@ def verify_outcomes(
         )
         for u in result.failed
     )
-    causes = tuple((text, n, display(example)) for text, n, example in first_causes(result, findings))
+    causes = tuple((text, n, display(example)) for text, n, example in first_causes(result))
     summary = VerifySummary(
         settings.compiler.path,
         settings.compiler.version,
@@ -122,7 +121,3 @@ def summary_lines(summary: VerifySummary, max_causes: int = 10) -> list[str]:
             f"    ... {len(rest)} more first-error cause(s), {sum(n for _, n, _ in rest)} TU(s): see --report"
         )
     return lines
-
-
-def relocation_for(pairs: Sequence[tuple[Path, Path]]) -> Relocation:
-    return Relocation(tuple((os.path.abspath(a), os.path.abspath(b)) for a, b in pairs))
