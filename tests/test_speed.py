@@ -65,3 +65,38 @@ def test_identifier_set_holds_every_whole_name(source: bytes) -> None:
     found = identifiers_of(source)
     for m in re.finditer(rb"\b[A-Za-z_]\w*\b", source):
         assert m.group() in found
+
+
+BLOCK = b"""__global__ void scale_%d(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;  // cudaMalloc in a comment stays
+    if (i < n) x[i] *= 2.0f;
+}
+void run_%d(float* host, int n) {
+    float* dev;
+    cudaMalloc(&dev, n * sizeof(float));
+    cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
+    scale_%d<<<(n + 255) / 256, 256>>>(dev, n);
+    cudaDeviceSynchronize();
+    cudaFree(dev);
+}
+""" + b"".join(
+    b"static double host_helper_%%d_%d(const double* v, int n) {  // plain C++: costs a scan, no tree work\n"
+    b"    double s = 0; for (int k = 0; k < n; ++k) { s += v[k] * v[k] - (k %%%% 7) / 3.0; }\n"
+    b"    return s > 1e9 ? s / 2 : s;\n}\n" % j
+    for j in range(12)
+)
+
+
+def test_ten_megabyte_file_completes_with_work_per_token() -> None:
+    """Nothing quadratic in the file size: a 10 MB file converts, with exactly the per-block work times the
+    number of blocks (not timed; a quadratic step would make this test run for hours, not seconds)."""
+    one = translate(BLOCK % ((0,) * BLOCK.count(b"%d")), Options(hip_version="5.2"))
+    copies = 10_000_000 // len(BLOCK) + 1
+    source = b"".join(BLOCK % ((i,) * BLOCK.count(b"%d")) for i in range(copies))
+    assert len(source) >= 10_000_000
+    result = translate(source, Options(hip_version="5.2"))
+    for key, count in one.counts.items():
+        assert result.counts[key] == count * copies, key
+    assert result.text.count(b"hipLaunchKernelGGL(scale_") == copies
+    assert result.text.count(b"// cudaMalloc in a comment stays") == copies
+    assert len(result.diagnostics) == len(one.diagnostics) * copies
