@@ -6,9 +6,11 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import stat
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 BINARY_SNIFF = 8192
@@ -79,6 +81,11 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None, durable
         st: os.stat_result | None = reference.stat()
     except OSError:
         st = None
+    with _ctrl_c_deferred():
+        _write_and_replace(path, data, st, durable)
+
+
+def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durable: bool) -> None:
     fd, tmp = _temp_file(path)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -101,16 +108,42 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None, durable
 def backup_copy(path: Path, suffix: str) -> Path:
     """Copy `path` to `path + suffix` atomically (metadata kept) before it is replaced."""
     target = path.with_name(path.name + suffix)
-    fd, tmp = _temp_file(target)
-    os.close(fd)
-    try:
-        shutil.copy2(path, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with _ctrl_c_deferred():
+        fd, tmp = _temp_file(target)
+        os.close(fd)
+        try:
+            shutil.copy2(path, tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     return target
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C that arrives while a temp file exists until it is renamed or removed.
+
+    why: KeyboardInterrupt can be raised between any two bytecodes, e.g. inside mkstemp after the file
+    was created but before its name reached us; the cleanup could then never unlink it. Only the main
+    thread can swap handlers; workers ignore SIGINT anyway (the parent stops the pool).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # ignored, or a handler of the caller's: leave it
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _temp_file(target: Path) -> tuple[int, str]:

@@ -207,3 +207,24 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     assert not dead.exists() and alive.exists() and other.exists()
     assert remove_stale_temps([tmp_path]) == []  # nothing left to remove
+
+
+def test_ctrl_c_inside_a_write_is_held_until_the_temp_file_is_gone(tmp_path: Path, monkeypatch) -> None:
+    """A Ctrl-C that lands while the temp file exists (here: right after mkstemp created it, before its
+    name is known to the caller) is raised only after the rename: no temp file is left behind."""
+    from hipify_py import fileio
+
+    made = fileio._temp_file
+
+    def interrupted_mkstemp(target: Path) -> tuple[int, str]:
+        created = made(target)
+        os.kill(os.getpid(), signal.SIGINT)  # delivered now: between mkstemp and its caller
+        return created
+
+    monkeypatch.setattr(fileio, "_temp_file", interrupted_mkstemp)
+    target = tmp_path / "a.cu"
+    target.write_bytes(b"old\n")
+    with pytest.raises(KeyboardInterrupt):
+        fileio.atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"new\n"
+    assert not [p for p in tmp_path.iterdir() if TEMP_MARK in p.name]
