@@ -6,6 +6,7 @@ compiled pattern that finds every candidate token in a file in a single C-level 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
@@ -24,6 +25,12 @@ class Tables:
     # device intrinsics (renamed or not: __popc, __shfl_xor, atomicAdd...) that hipcc declares only in
     # hip_runtime.h, while nvcc includes cuda_runtime.h implicitly
     intrinsics: CandidateFinder
+    # nested namespaces: last component -> ((parent, replacement), ...): b"cuda" -> ((b"thrust", b"hip"),)
+    nested_namespaces: Mapping[bytes, tuple[tuple[bytes, bytes], ...]] = dataclasses.field(
+        default_factory=dict
+    )
+    # headers.yaml rows `dir/*`: (CUDA folder prefix, Header) for every header under a folder
+    header_prefixes: tuple[tuple[bytes, Header], ...] = ()
     # guard macros of CUDA headers with no HIP counterpart (mappings/guards.yaml): undefined under hipcc
     unmapped_guards: frozenset[bytes] = frozenset()
 
@@ -68,10 +75,20 @@ class CandidateFinder:
 def compile_tables(mappings: Mappings) -> Tables:
     names = {e.cuda.encode(): e for e in mappings.by_cuda.values() if _needs_attention(e)}
     # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
-    namespaces = {ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip}
+    namespaces = {
+        ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip and "::" not in ns.cuda
+    }
+    nested: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    for ns in mappings.namespaces:
+        if ns.hip and "::" in ns.cuda:
+            parent, _, child = ns.cuda.rpartition("::")
+            nested.setdefault(child.encode(), []).append(
+                (parent.encode(), ns.hip.rpartition("::")[2].encode())
+            )
     renamed = [n for n, hip in namespaces.items() if hip != n]
-    pattern = CandidateFinder(frozenset([*names, *renamed]))
-    headers = {h.cuda.encode(): h for h in mappings.headers.values()}
+    pattern = CandidateFinder(frozenset([*names, *renamed, *nested]))
+    headers = {h.cuda.encode(): h for h in mappings.headers.values() if not h.cuda.endswith("/*")}
+    prefixes = tuple((h.cuda[:-1].encode(), h) for h in mappings.headers.values() if h.cuda.endswith("/*"))
     intrinsics = CandidateFinder(
         frozenset(
             e.cuda.encode()
@@ -82,4 +99,14 @@ def compile_tables(mappings: Mappings) -> Tables:
     unmapped = frozenset(
         name.encode() for name, rows in mappings.guards.items() if all(row.hip is None for row in rows)
     )
-    return Tables(mappings, names, headers, namespaces, pattern, intrinsics, unmapped)
+    return Tables(
+        mappings,
+        names,
+        headers,
+        namespaces,
+        pattern,
+        intrinsics,
+        {k: tuple(v) for k, v in nested.items()},
+        prefixes,
+        unmapped,
+    )

@@ -136,10 +136,15 @@ class Canon:
         names = {}
         for cuda, entry in tables.names.items():
             target = entry.hip or entry.roc
-            if target:
+            if entry.hip == "":  # dropped names (CUDART_CB), with the blanks after them
+                names[cuda] = ()
+            elif target:
                 names[cuda] = tuple(_HUNK_TOKEN.findall(target.encode()))
         for ns, target in tables.cuda_namespaces.items():
             names[ns] = (target,)
+        for child, rows in tables.nested_namespaces.items():  # thrust::cuda -> thrust::hip
+            for _, target in rows:
+                names[child] = names[target] = (target,)
         for guard, rows in tables.mappings.guards.items():  # header guards in #if conditions
             hip = next((t for row in rows for t in (row.hip, row.roc) if t), None)
             if hip:
@@ -162,10 +167,16 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
             line = line[include.end() :].lstrip(b" \t")
             if not line.strip():
                 continue
+        dropped = False
         for tok in _HUNK_TOKEN.findall(line):
             if tok in drop or (not blanks and (tok.isspace() or tok.startswith(b"\\"))):
                 continue
-            out.extend(canon.names.get(tok, (tok,)))
+            if dropped and tok.isspace() and b"\n" not in tok:
+                dropped = False
+                continue
+            mapped = canon.names.get(tok, (tok,))
+            dropped = not mapped
+            out.extend(mapped)
     return out
 
 

@@ -63,6 +63,7 @@ EXPECTED_COUNTS = {
 }
 TOTAL_ROWS = 8932
 DISTINCT_CUDA_NAMES = 8922  # 10 names occur in two families (e.g. CUstream_st: runtime and driver)
+EXTRA_NAMES = 25  # mappings/extras.yaml: names the reference tables lack (CUDART_CB, nvtx*, curand4...)
 
 ABSENT = object()  # spot check: "don't care about roc"
 
@@ -223,7 +224,7 @@ def test_family_rows_equal_reference_rows(m: Mappings, family: str) -> None:
 
 def test_totals(m: Mappings) -> None:
     assert sum(len(v) for v in m.families.values()) == TOTAL_ROWS
-    assert len(m.by_cuda) == DISTINCT_CUDA_NAMES
+    assert len(m.by_cuda) == DISTINCT_CUDA_NAMES + EXTRA_NAMES
 
 
 @pytest.mark.parametrize(("family", "cuda", "hip", "roc", "attrs"), SPOT_CHECKS, ids=lambda v: str(v))
@@ -481,7 +482,7 @@ def test_unwritable_cache_dir_is_ignored(
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x", encoding="utf-8")
     monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(blocker / "sub"))
-    assert len(load_mappings().by_cuda) == DISTINCT_CUDA_NAMES
+    assert len(load_mappings().by_cuda) == DISTINCT_CUDA_NAMES + EXTRA_NAMES
 
 
 def test_missing_headers_file_is_tolerated(
@@ -494,7 +495,7 @@ def test_missing_headers_file_is_tolerated(
     monkeypatch.setattr(mappings_module, "mappings_dir", lambda: data)
     m = load_mappings()
     assert m.headers == {}
-    assert len(m.by_cuda) == DISTINCT_CUDA_NAMES
+    assert len(m.by_cuda) == DISTINCT_CUDA_NAMES  # no extras.yaml either
 
 
 # --- the `mappings` command ------------------------------------------------------------------------------
@@ -614,3 +615,19 @@ def test_cli_shows_names_checked_absent_from_installed_hip_headers() -> None:
     assert json.loads(out)[0]["absent_in_hip"] == version
     _, out, _ = run_cli("cudaMalloc")
     assert "checked" not in out
+
+
+def test_extras_fill_gaps_and_never_replace_a_table_row(m: Mappings) -> None:
+    extras = [e for e in m.by_cuda.values() if e.note]
+    assert len(extras) == EXTRA_NAMES
+    assert all(e.cuda not in {x.cuda for rows in m.families.values() for x in rows} for e in extras)
+    assert m.by_cuda["nvtxRangePushA"].hip == "roctxRangePushA"
+    assert m.by_cuda["CUDART_CB"].hip == ""
+    assert m.by_cuda["__grid_constant__"].hip is None
+
+
+def test_an_extras_row_needs_reason_and_source(tmp_path: Path) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("extras:\n- {cuda: fooBar, hip: hipFooBar, family: runtime, reason: why}\n")
+    with pytest.raises(ValueError, match="source"):
+        load_mappings([bad])

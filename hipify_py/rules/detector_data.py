@@ -97,7 +97,7 @@ LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
 # Header path fragments (CUDA header and its HIP/ROCm target) whose include already got a HIP110/HIP101
 # from the include rule, so the first call is not reported again (also on already-converted code).
 LIBRARY_HEADERS: dict[str, tuple[bytes, ...]] = {
-    "NVTX": (b"nvtx", b"roctx"),
+    "NVTX": (b"nvtx", b"nvtoolsext", b"roctx"),
     "NVML": (b"nvml", b"rocm_smi"),
     "NPP": (b"npp",),
     "nvJPEG": (b"nvjpeg",),

@@ -78,10 +78,17 @@ def rename_identifiers(ctx: Context) -> RuleResult:
         token = m.group()
         entry = names.get(token)
         ns_target = namespaces.get(token)
-        if (entry is None and ns_target is None) or token in shimmed:
+        nested = ctx.tables.nested_namespaces.get(token)
+        if (entry is None and ns_target is None and nested is None) or token in shimmed:
             continue
         start, end = m.span()
         if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
+            continue
+        if entry is None and ns_target is None and nested is not None:
+            target = _nested_target(ctx.source, start, nested)
+            if target is not None:
+                result.edits.append(Edit(start, end, target))
+                result.counts["identifiers.thrust"] += 1
             continue
         if entry is None:
             if ns_target != token and _is_namespace_use(ctx.source, start, end) and not _nested(ctx, start):
@@ -180,6 +187,18 @@ def _pasted_names(ctx: Context) -> list[Diagnostic]:
     ]
 
 
+def _nested_target(source: bytes, start: int, rows: tuple[tuple[bytes, bytes], ...]) -> bytes | None:
+    """`thrust::cuda` (also `::thrust::cuda`, `thrust::system::cuda`): the replacement of the last part.
+
+    Only right after its parent: a user's own `cuda::` or `mylib::thrust::cuda` stays."""
+    before = source[max(0, start - 96) : start]
+    for parent, target in rows:
+        spaced = rb"\s*::\s*".join(re.escape(part) for part in parent.split(b"::"))
+        if re.search(rb"(?:^|[^\w:]|(?<![\w:])::\s*)" + spaced + rb"\s*::\s*\Z", before):
+            return target
+    return None
+
+
 # `namespace cub {`, `using namespace cub;`, `namespace c = cub;` (text just before the name)
 _NAMESPACE_BEFORE = re.compile(rb"\bnamespace\s+(?:\w+\s*=\s*)?\Z")
 _NESTED_BEFORE = re.compile(rb"\w\s*::\s*\Z")
@@ -217,12 +236,12 @@ def _family_of_namespace(ctx: Context, token: bytes) -> str:
 # target, and cuDNN -> MIOpen is a port (different descriptors, algorithm search, workspaces).
 # So cuDNN names stay as they are unless --roc asks for the MIOpen names. The "port by hand" note
 # comes from the cudnn.h include (HIP101) or the library detector (HIP110), once per file.
-_NOT_A_RENAME = frozenset({"cudnn"})
+NOT_A_RENAME = frozenset({"cudnn"})
 
 
 def _not_a_rename(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> bool:
     """Handle a name of a library whose port is not a rename; True when the entry is dealt with."""
-    if entry.family not in _NOT_A_RENAME:
+    if entry.family not in NOT_A_RENAME:
         return False
     if not ctx.options.roc:
         return True
@@ -253,8 +272,9 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         result.diagnostics.append(ctx.diag("HIP105", start, end, status))
     if entry.hip is None and not (options.roc and entry.roc):
         group = f" ({entry.family}: {entry.group})" if entry.group else f" ({entry.family})"
+        note = f": {entry.note}" if entry.note else ""
         result.diagnostics.append(
-            ctx.diag("HIP101", start, end, f"{entry.cuda} has no HIP counterpart{group}")
+            ctx.diag("HIP101", start, end, f"{entry.cuda} has no HIP counterpart{group}{note}")
         )
         result.counts["unsupported"] += 1
         return
@@ -271,5 +291,7 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         return
     if not _IDENTIFIER.match(new) and _declared_here(ctx, start, end):
         return  # `typedef size_t (*CUoccupancyB2DSize)(int)` cannot become `(*void*)`: a user's own type
+    if not new:  # a name HIP needs no counterpart for (CUDART_CB): dropped with the blanks after it
+        end += len(ctx.source[end : end + 16]) - len(ctx.source[end : end + 16].lstrip(b" \t"))
     result.edits.append(Edit(start, end, new.encode()))
     result.counts[f"identifiers.{entry.family}"] += 1

@@ -47,7 +47,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         if include is None or ctx.is_protected(m.start()):
             continue
         block = include.parent.start_byte if include.parent is not None else 0
-        header = ctx.tables.headers.get(path.strip())
+        header = ctx.tables.headers.get(path.strip()) or _under_folder(ctx, path.strip())
         if header is None:
             included.add((block, path.strip()))
             continue
@@ -73,6 +73,27 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             result.edits.append(Edit(path_start, path_end, target.encode()))
         result.counts["includes"] += 1
     return result
+
+
+def _under_folder(ctx: Context, path: bytes) -> Header | None:
+    """A `dir/*` row of headers.yaml (thrust/system/cuda/* -> thrust/system/hip/*) as a row for `path`."""
+    for prefix, row in ctx.tables.header_prefixes:
+        if path.startswith(prefix) and len(path) > len(prefix):
+            rest = path[len(prefix) :].decode("utf-8", "replace")
+
+            def under(target: str | None, rest: str = rest) -> str | None:
+                return target[:-1] + rest if target and target.endswith("*") else target
+
+            return Header(
+                path.decode("utf-8", "replace"),
+                under(row.hip),
+                row.family,
+                under(row.legacy),
+                under(row.roc),
+                row.note,
+                row.hip_added,
+            )
+    return None
 
 
 def _trailing_comment(source: bytes, offset: int) -> int | None:

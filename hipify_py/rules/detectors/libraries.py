@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from hipify_py.context import Context
+from hipify_py.mappings import Entry
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
 from hipify_py.rules.detectors.common import Scan, declared_here, match_text
+from hipify_py.rules.identifiers import NOT_A_RENAME
 
 LIBRARY_USE = re.compile(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
 _LIBRARY_HEADER = re.compile(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
+
+
+def _renamed(names: Mapping[bytes, Entry], token: bytes) -> bool:
+    """A name the tables rename (nvtxRangePushA -> roctxRangePushA, mappings/extras.yaml) is ported."""
+    entry = names.get(token)
+    return entry is not None and bool(entry.hip) and entry.family not in NOT_A_RENAME
 
 
 def library_usage(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     headers = b" ".join(m.group(1).lower() for m in _LIBRARY_HEADER.finditer(ctx.source))
     reported: set[str] = set()
-    for m in scan.code(LIBRARY_USE, keep=lambda m: not declared_here(ctx, m)):
+    names = ctx.tables.names
+    for m in scan.code(
+        LIBRARY_USE, keep=lambda m: not declared_here(ctx, m) and not _renamed(names, m.group())
+    ):
         for prefix, library, advice in LIBRARIES_WITHOUT_HIP:
             if re.match(prefix, m.group()) and library not in reported:
                 reported.add(library)
