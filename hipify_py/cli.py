@@ -20,6 +20,7 @@ from hipify_py.report.text import format_diagnostics, format_file_stats, format_
 from hipify_py.report.write import ReportError, run_info, write_report
 from hipify_py.report.write import report_format as report_format_of
 from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.target import Target, resolve_target
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
@@ -111,7 +112,11 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
 @click.option(
     "--roc", is_flag=True, help="Translate to roc* libraries (rocBLAS, rocRAND, ...) where possible."
 )
-@click.option("--hip-version", metavar="X.Y", help="Target HIP version (default: latest in the tables).")
+@click.option(
+    "--hip-version",
+    metavar="X.Y",
+    help="Target HIP version (default: the installed HIP (hipcc), else the latest in the tables).",
+)
 @click.option(
     "--version-policy",
     type=click.Choice(["rewrite", "keep"]),
@@ -258,10 +263,11 @@ def convert(
     unknown = [r for r in ignore_rules if r not in RULES]
     if unknown:
         raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)} (see `hipify-py explain --list`)")
+    target = run_target(hip_version, extra_mappings)
     options = Options(
         keep_launch_syntax=keep_launch_syntax,
         roc=roc,
-        hip_version=hip_version,
+        hip_version=target.version,
         version_policy=version_policy,
         legacy_include_paths=legacy_include_paths,
         ignore_rules=frozenset(ignore_rules),
@@ -340,8 +346,10 @@ def convert(
         from hipify_py.verify.session import summary_lines
 
         click.echo("\n".join(summary_lines(verified.summary)), err=True)
+    if not quiet:
+        click.echo(f"  target HIP {target.version or '(none)'}: {target.reason}", err=True)
     if reports:
-        info = run_info(mode.value, options, extra_mappings)
+        info = run_info(mode.value, options, extra_mappings, target.reason)
         if verified is not None:
             from dataclasses import replace as _replace
 
@@ -367,6 +375,21 @@ def _build_options(offload_arch: object) -> object | None:
     from hipify_py.buildfiles import BuildOptions
 
     return BuildOptions(offload_arch=tuple(offload_arch))  # type: ignore[arg-type]
+
+
+def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...]) -> Target:
+    """The run's target HIP version and why (option, config file, installed HIP, tables' latest)."""
+    from hipify_py.config import SOURCE_CLI, SOURCES_META
+
+    ctx = click.get_current_context()
+    source = ctx.meta.get(SOURCES_META, {}).get("hip-version", SOURCE_CLI if hip_version else "default")
+
+    def latest() -> str | None:
+        from hipify_py.mappings import load_mappings
+
+        return load_mappings(tuple(extra_mappings)).latest_hip_version or None
+
+    return resolve_target(hip_version, source, latest)
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

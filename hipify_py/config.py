@@ -31,6 +31,7 @@ DOTFILE = ".hipify-py.toml"
 TOOL_TABLE = "hipify-py"
 SOURCE_DEFAULT = "default"
 SOURCE_CLI = "command line"
+SOURCES_META = "hipify_py.config.sources"  # click ctx.meta key: {setting name: its source}
 
 
 class ConfigError(Exception):
@@ -273,6 +274,7 @@ def apply_config(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(**params: Any) -> Any:
         ctx = click.get_current_context()
         values = resolve(ctx, params)
+        ctx.meta[SOURCES_META] = {name: value.source for name, value in values.items()}
         for name, value in values.items():
             param = KEYS[name].param
             if param is not None and param in params:

@@ -1,6 +1,7 @@
 """Discovery of before/after fixture pairs: tests/fixtures/<topic>/<case>.cu -> <case>.hip.
 
-A topic folder may hold `options.yaml` (Options fields for every case in it). A case may have a
+A topic folder may hold `options.yaml` (Options fields for every case in it); `hip_version` defaults
+to FIXTURE_HIP_VERSION, never to the machine's HIP. A case may have a
 `<case>.diagnostics` file: the exact set of `line:col RULE` diagnostics it must produce (one per
 line, `#` comments allowed; an empty file means "no diagnostics at all").
 """
@@ -15,6 +16,9 @@ import yaml
 from hipify_py.options import Options
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# Every fixture has a pinned target HIP version so its expected output does not depend on the HIP
+# installed where the tests run (the CLI defaults to it). options.yaml may choose another.
+FIXTURE_HIP_VERSION = "6.3"
 INPUT_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
 
 
@@ -32,9 +36,8 @@ class Case:
 
 def _options(folder: Path) -> Options:
     file = folder / "options.yaml"
-    if not file.exists():
-        return Options()
-    data = yaml.safe_load(file.read_text()) or {}
+    data = (yaml.safe_load(file.read_text()) or {}) if file.exists() else {}
+    data.setdefault("hip_version", FIXTURE_HIP_VERSION)
     if "ignore_rules" in data:
         data["ignore_rules"] = frozenset(data["ignore_rules"])
     return Options(**data)

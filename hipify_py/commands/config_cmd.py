@@ -45,6 +45,17 @@ def render_json(values: dict[str, Value], files: list[Path]) -> str:
     return json.dumps(data, indent=2)
 
 
+def _target_value(values: dict[str, Value]) -> Value:
+    """The target HIP version as `convert` would resolve it, with the reason as its source."""
+    from hipify_py.mappings import load_mappings
+    from hipify_py.target import resolve_target
+
+    setting = values["hip-version"]
+    extra = tuple(values["extra-mappings"].value or ())
+    target = resolve_target(setting.value, setting.source, lambda: load_mappings(extra).latest_hip_version)
+    return Value(target.version, f"target: {target.reason}")
+
+
 def make_config_command(convert: click.Command) -> click.Command:
     """The `config` command takes every translation option of `convert`, so it shows their effect."""
 
@@ -52,6 +63,7 @@ def make_config_command(convert: click.Command) -> click.Command:
         as_json = params.pop("as_json")
         explicit = params.get("config")
         values = resolve(click.get_current_context(), params)
+        values["hip-version"] = _target_value(values)
         files = [explicit] if explicit else find_config_files(params.get("paths") or (Path.cwd(),))
         click.echo(render_json(values, files) if as_json else render_text(values, files))
 

@@ -36,7 +36,11 @@ def build_report(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": hipify_py.__version__, "information_uri": homepage()},
         "mappings": {"digest": info.mapping_digest, "latest_hip_version": info.latest_hip_version},
-        "run": {"mode": info.mode, "options": _jsonable(dict(info.options))},
+        "run": {
+            "mode": info.mode,
+            "options": _jsonable(dict(info.options)),
+            "target": {"hip_version": info.target_hip_version or None, "reason": info.target_reason},
+        },
         "totals": _totals(totals(outcomes)),
         "files": [_file(o, info) for o in ordered_outcomes(outcomes, info.cwd)],
         "rules": [

@@ -66,6 +66,8 @@ def _byline(info: RunInfo) -> str:
         parts.append(f"mapping tables `{info.mapping_digest[:12]}`")
     if info.latest_hip_version:
         parts.append(f"tables up to HIP {info.latest_hip_version}")
+    if info.target_hip_version:
+        parts.append(f"target HIP {info.target_hip_version} ({inline(info.target_reason)})")
     return " · ".join(parts)
 
 

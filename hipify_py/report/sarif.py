@@ -54,7 +54,13 @@ def build_sarif(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) ->
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The directory hipify-py ran in."}}},
         "results": results,
-        "properties": {"mode": info.mode, "mappingDigest": info.mapping_digest, **_verify(info)},
+        "properties": {
+            "mode": info.mode,
+            "mappingDigest": info.mapping_digest,
+            "targetHipVersion": info.target_hip_version,
+            "targetReason": info.target_reason,
+            **_verify(info),
+        },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 

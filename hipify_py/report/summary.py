@@ -88,6 +88,8 @@ class RunInfo:
     options: Mapping[str, object] = field(default_factory=dict)
     mapping_digest: str = ""
     latest_hip_version: str = ""
+    target_hip_version: str = ""  # the run's target (target.Target.version) ...
+    target_reason: str = ""  # ... and why: "--hip-version", "installed HIP 5.2.21153 (hipcc at ...)"
     cwd: Path | None = None  # paths are shown relative to it where possible (default: os.getcwd())
     verify: object | None = None  # verify.session.VerifySummary of a --verify run
 

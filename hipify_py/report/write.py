@@ -53,7 +53,9 @@ def write_report(path: Path, fmt: str, outcomes: Sequence[FileOutcome], info: Ru
         os.chmod(path, 0o666 & ~umask)
 
 
-def run_info(mode: str, options: object, extra_mappings: Sequence[Path] = ()) -> RunInfo:
+def run_info(
+    mode: str, options: object, extra_mappings: Sequence[Path] = (), target_reason: str = ""
+) -> RunInfo:
     """RunInfo for the command line: options as a dict and the digest of the mapping tables used."""
     import dataclasses
 
@@ -62,4 +64,5 @@ def run_info(mode: str, options: object, extra_mappings: Sequence[Path] = ()) ->
     fields = dataclasses.asdict(options) if dataclasses.is_dataclass(options) else {}  # type: ignore[arg-type]
     fields.pop("filename", None)  # per file, not a run option
     mappings = load_mappings(tuple(extra_mappings))
-    return RunInfo(mode, fields, mappings.digest, mappings.latest_hip_version)
+    target = str(fields.get("hip_version") or "")
+    return RunInfo(mode, fields, mappings.digest, mappings.latest_hip_version, target, target_reason)
