@@ -263,7 +263,7 @@ def convert(
     unknown = [r for r in ignore_rules if r not in RULES]
     if unknown:
         raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)} (see `hipify-py explain --list`)")
-    target = run_target(hip_version, extra_mappings)
+    target = run_target(hip_version, extra_mappings, None if no_cache else cache_root())
     options = Options(
         keep_launch_syntax=keep_launch_syntax,
         roc=roc,
@@ -377,7 +377,7 @@ def _build_options(offload_arch: object) -> object | None:
     return BuildOptions(offload_arch=tuple(offload_arch))  # type: ignore[arg-type]
 
 
-def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...]) -> Target:
+def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_dir: Path | None) -> Target:
     """The run's target HIP version and why (option, config file, installed HIP, tables' latest)."""
     from hipify_py.config import SOURCE_CLI, SOURCES_META
 
@@ -389,7 +389,7 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...]) -> Tar
 
         return load_mappings(tuple(extra_mappings)).latest_hip_version or None
 
-    return resolve_target(hip_version, source, latest)
+    return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

@@ -163,24 +163,21 @@ def resolve_target(
     tables_latest: Callable[[], str | None],
     probe: Installed | None = None,
     probed: bool = False,
+    cache_dir: Path | None = None,
 ) -> Target:
     """The run's target from the effective `hip-version` setting and where it came from.
 
     `source` is the config layer's source of the value ("command line", "default" or a file path).
     `tables_latest` is called only when nothing else decides (loading the tables costs time).
-    `probe`/`probed` let callers pass a probe already made (tests pass one; probed=False probes now).
+    `probe`/`probed` let callers pass a probe already made (tests pass one; probed=False probes now);
+    `cache_dir` keeps the probe's answer (None: probe every time, as with --no-cache).
     """
     if value:
         if source == "command line":
             return Target(value, FROM_OPTION)
         return Target(value, FROM_CONFIG, source if source != "default" else "")
-    installed = probe if probed else installed_hip(cache_dir=_probe_cache_dir())
+    installed = probe if probed else installed_hip(cache_dir=cache_dir)
     if installed is not None:
         return Target(installed.version, FROM_INSTALLED, f"{installed.full} ({installed.where})")
     return Target(tables_latest(), FROM_TABLES)
 
-
-def _probe_cache_dir() -> Path | None:
-    from hipify_py.cache import cache_root
-
-    return cache_root()

@@ -52,7 +52,10 @@ def _target_value(values: dict[str, Value]) -> Value:
 
     setting = values["hip-version"]
     extra = tuple(values["extra-mappings"].value or ())
-    target = resolve_target(setting.value, setting.source, lambda: load_mappings(extra).latest_hip_version)
+    from hipify_py.cache import cache_root
+
+    latest = lambda: load_mappings(extra).latest_hip_version  # noqa: E731
+    target = resolve_target(setting.value, setting.source, latest, cache_dir=cache_root())
     return Value(target.version, f"target: {target.reason}")
 
 
