@@ -80,13 +80,14 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         Rule(
             "HIP103",
             "hip-version-too-old",
-            Severity.WARNING,
+            Severity.ERROR,
             "HIP counterpart is newer than the target HIP version",
             "Raise --hip-version, or keep a CUDA-only path for older ROCm releases.",
             "The HIP counterpart of this CUDA name was added in a HIP release newer than the target "
             "given with --hip-version; the translated code will not compile against the older HIP. "
             "Names the headers of a real install lack (mappings/hip-headers-*.yaml) count as newer "
-            "than that install even where the reference tables date them earlier.",
+            "than that install even where the reference tables date them earlier. An error: the target "
+            "(by default the installed HIP) cannot compile the line.",
         ),
         Rule(
             "HIP104",
@@ -193,6 +194,18 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "(reported as HIP113).",
         ),
         Rule(
+            "HIP117",
+            "missing-in-target",
+            Severity.ERROR,
+            "Construct the target HIP version lacks, with no equivalent written",
+            "Rewrite it by hand for AMD (e.g. a shuffle loop for __reduce_add_sync), raise --hip-version "
+            "if your ROCm is newer, or guard it with `#ifndef __HIP_PLATFORM_AMD__`.",
+            "The target HIP version (--hip-version, the config, else the installed HIP) does not provide "
+            "this CUDA construct and hipify-py knows no equivalent for it there "
+            "(mappings/version-adaptations.yaml says which HIP versions have it and why). The file will "
+            "not compile against that HIP.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,
@@ -221,7 +234,10 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "With older HIP use the mask-free forms (__shfl_down, __ballot, __any, __all) when all "
             "lanes participate, or raise --hip-version.",
             "The *_sync warp intrinsics (__shfl_sync, __ballot_sync, __syncwarp, __activemask, ...) "
-            "exist in HIP only since 6.2 (and require 64-bit masks).",
+            "exist in HIP only since 6.2 (and require 64-bit masks). hipify-py adapts the calls it can "
+            "structure to the target (mappings/version-adaptations.yaml: mask-free forms before 6.2, "
+            "64-bit masks and HIP_ENABLE_WARP_SYNC_BUILTINS from 6.2); this finding is left only where "
+            "it could not.",
         ),
         Rule(
             "HIP204",
@@ -276,6 +292,20 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "or global memory.",
             "NVIDIA GPUs allow up to 227 KiB of shared memory per block with an opt-in attribute; AMD "
             "GPUs provide 64 KiB of LDS per workgroup (MI300 included), so the launch fails.",
+        ),
+        Rule(
+            "HIP209",
+            "warp-mask-partial",
+            Severity.WARNING,
+            "Warp intrinsic with a lane mask that is not a full mask: check it on 64-lane wavefronts",
+            "Build lane masks as 64-bit values from warpSize (e.g. `__ballot(cond)` results kept in "
+            "unsigned long long) or use the full mask when every lane takes part.",
+            "CUDA lane masks are 32-bit; AMD wavefronts have 64 lanes. A full mask (0xffffffff, ~0, -1, "
+            "a #define of one) is adapted exactly (dropped for HIP < 6.2, widened to 64 bits for 6.2+). "
+            "Any other mask is adapted as written: for HIP < 6.2 shuffles lose it (every active lane "
+            "takes part) and votes are masked with it; for 6.2+ it is cast to 64 bits, and HIP's "
+            "builtins check that it names every lane that runs the call, so a 32-bit mask built for 32 "
+            "lanes fails on lanes 32-63.",
         ),
         Rule(
             "HIP301",

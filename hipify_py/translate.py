@@ -24,6 +24,7 @@ from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.symbols import wrap_symbols
+from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.source import UTF8_BOM, newline_of
 from hipify_py.tables import Tables, compile_tables
 
@@ -42,7 +43,14 @@ class Result:
 
 def translation_rules() -> tuple[RuleFn, ...]:
     """Rules that edit code. Order matters only for insertions at one offset (kept in order)."""
-    return (rewrite_includes, rename_identifiers, rewrite_guards, convert_launches, wrap_symbols)
+    return (
+        rewrite_includes,
+        rename_identifiers,
+        rewrite_guards,
+        convert_launches,
+        wrap_symbols,
+        adapt_warp_sync,
+    )
 
 
 def detector_rules() -> tuple[RuleFn, ...]:
@@ -68,7 +76,9 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         combined.edits.extend(part.edits)
         combined.diagnostics.extend(part.diagnostics)
         combined.counts.update(part.counts)
+        combined.settled.extend(part.settled)
     combined.edits.extend(_runtime_include(ctx, combined))
+    _drop_settled_findings(combined)
     _drop_api_findings_in_cuda_only_code(ctx, combined)
     diagnostics = sorted(
         (d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)
@@ -104,6 +114,22 @@ def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> 
     kept = []
     for d in combined.diagnostics:
         if d.rule in _API_RULES and any(a <= d.start < b for a, b in dead):
+            if d.rule == "HIP101":
+                combined.counts["unsupported"] -= 1
+                if combined.counts["unsupported"] <= 0:
+                    del combined.counts["unsupported"]
+            continue
+        kept.append(d)
+    combined.diagnostics[:] = kept
+
+
+def _drop_settled_findings(combined: RuleResult) -> None:
+    """Findings inside spans a rule's edits settled (RuleResult.settled) are no longer true."""
+    if not combined.settled:
+        return
+    kept = []
+    for d in combined.diagnostics:
+        if any(a <= d.start < b and d.rule in rules for a, b, rules in combined.settled):
             if d.rule == "HIP101":
                 combined.counts["unsupported"] -= 1
                 if combined.counts["unsupported"] <= 0:
@@ -173,7 +199,7 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
     new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
     if new_runtime:
         return []
-    at = _include_position(ctx)
+    at = include_position(ctx)
     return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
 
 
@@ -213,7 +239,7 @@ def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bo
     )
 
 
-def _include_position(ctx: Context) -> int:
+def include_position(ctx: Context) -> int:
     """Before the first top-level #include; else after a header guard/#pragma once; else top."""
     root = ctx.root
     for child in root.children:

@@ -38,9 +38,14 @@ def test_every_rule_is_documented() -> None:
         assert len(rule.hint) > 20 and len(rule.docs) > 40, rule_id
 
 
+# HIP203 is left only for warp-sync calls the adaptation rule (rules/warp_sync.py) cannot structure:
+# every call in a fixture is adapted to the target instead (tests/fixtures/warp_sync, test_warp_sync.py).
+ADAPTED_RULES = {"HIP203"}
+
+
 def test_every_detector_rule_has_a_firing_fixture() -> None:
     fired = set().union(*(_rules_in(p) for p in DETECTOR_FIXTURES.glob("*.diagnostics")))
-    assert fired >= DETECTOR_RULES, sorted(DETECTOR_RULES - fired)
+    assert fired >= DETECTOR_RULES - ADAPTED_RULES, sorted(DETECTOR_RULES - ADAPTED_RULES - fired)
 
 
 def _positive_cases() -> list[Path]:
@@ -83,7 +88,7 @@ def test_hip_output_reports_nothing_new(name: str, source: bytes, case: Case | N
 
 def test_pitfalls_example_exercises_the_detectors() -> None:
     found = {d.rule for d in translate((ROOT / "examples/pitfalls/pitfalls.cu").read_bytes()).diagnostics}
-    expected = {"HIP110", "HIP113", "HIP115", "HIP201", "HIP202", "HIP203", "HIP204", "HIP205", "HIP206"}
+    expected = {"HIP110", "HIP113", "HIP115", "HIP201", "HIP202", "HIP204", "HIP205", "HIP206"}
     expected |= {"HIP102", "HIP112", "HIP207", "HIP208", "HIP301", "HIP302", "HIP303", "HIP304"}
     assert expected <= found, sorted(expected - found)
 
@@ -123,14 +128,15 @@ def test_size_evaluation(expr: bytes, value: int | None) -> None:
     assert _evaluate(expr) == value
 
 
-def test_sync_intrinsic_message_follows_target_version() -> None:
+def test_sync_intrinsics_are_adapted_not_reported() -> None:
+    """HIP203 (warp-sync call needs HIP >= 6.2) gives way to the adaptation for the target."""
     from hipify_py.options import Options
 
-    src = b"__global__ void k() { __syncwarp(); }\n"
-    old = translate(src, Options(hip_version="5.2")).diagnostics
-    new = translate(src, Options(hip_version="6.2")).diagnostics
-    assert [d.rule for d in old] == [d.rule for d in new] == ["HIP203"]
-    assert "before HIP 6.2" in old[0].message and "HIP_ENABLE_WARP_SYNC_BUILTINS" in new[0].message
+    src = b"__global__ void k(int* x) { __syncwarp(); x[0] = __any_sync(0xffffffff, x[1]); }\n"
+    for version in ("5.2", "6.2", "7.0"):
+        result = translate(src, Options(hip_version=version))
+        assert result.diagnostics == [], version
+        assert b"0xffffffff," not in result.text, version
 
 
 # -- preprocessor conditions under hipcc (pp_branches) --------------------------------------------

@@ -25,7 +25,7 @@ from hipify_py.report.summary import (
 from hipify_py.runner import FileOutcome
 
 # bump the minor for added fields, the major for changed/removed ones
-# 1.1: `verify` (convert --verify, hipify-py verify) and the diagnostics' `predicted_by`
+# 1.1: `verify` (convert --verify, hipify-py verify), the diagnostics' `predicted_by`, run.target
 SCHEMA_VERSION = "1.1"
 TOOL_NAME = "hipify-py"
 

@@ -16,6 +16,9 @@ class RuleResult:
     edits: list[Edit] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    # (start, end, rule ids): other rules' findings in the span that this rule's edits settle (a
+    # `__shfl_down_sync` rewritten for the target is no longer "unsupported"); translate drops them
+    settled: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
 
 
 RuleFn = Callable[[Context], RuleResult]

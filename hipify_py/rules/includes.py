@@ -12,6 +12,8 @@ from hipify_py.rules import RuleResult
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
+# NVIDIA's libcu++ headers (<cuda/std/atomic>, <cuda/pipeline>, <nv/target>): HIP has none of them.
+_LIBCUXX_PREFIXES = (b"cuda/", b"nv/")
 # A UTF-8 BOM may precede the first directive of a file.
 _INCLUDE = re.compile(
     rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE
@@ -49,6 +51,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         block = include.parent.start_byte if include.parent is not None else 0
         header = ctx.tables.headers.get(path.strip()) or _under_folder(ctx, path.strip())
         if header is None:
+            if group == 1 and path.strip().startswith(_LIBCUXX_PREFIXES):
+                message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"
+                result.diagnostics.append(ctx.diag("HIP101", path_start, path_end, message))
             included.add((block, path.strip()))
             continue
         target = header_target(header, ctx.options)
