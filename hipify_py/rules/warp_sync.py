@@ -103,7 +103,7 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
             result.counts["version_adaptations"] += 1
             if row.mask and call.args:
                 masks.append(call.args[0])
-            if row.needs_enable(target) and row.enable not in ctx.source.decode("latin-1"):
+            if row.needs_enable(target) and row.enable and row.enable.encode() not in ctx.source:
                 enable.append(row)
     if enable:
         result.edits.extend(_enable_edits(ctx, enable[0]))
