@@ -180,4 +180,3 @@ def resolve_target(
     if installed is not None:
         return Target(installed.version, FROM_INSTALLED, f"{installed.full} ({installed.where})")
     return Target(tables_latest(), FROM_TABLES)
-
