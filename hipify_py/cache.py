@@ -67,7 +67,13 @@ class Result:
 
     def as_tuple(self) -> tuple:
         return (
-            self.changed, self.out_hash, self.diagnostics, self.counts, self.lines, self.message, self.moves
+            self.changed,
+            self.out_hash,
+            self.diagnostics,
+            self.counts,
+            self.lines,
+            self.message,
+            self.moves,
         )
 
 

@@ -391,7 +391,7 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "With --verify (or `hipify-py verify`), every translated translation unit is compiled with "
             "the installed hipcc (-fsyntax-only, host and device, for each --offload-arch). Each compiler "
             "error is mapped back through the edits to the CUDA file and line it came from; a static "
-            "finding on the same line is named (\"predicted by HIP101\").",
+            'finding on the same line is named ("predicted by HIP101").',
         ),
         Rule(
             "HIP502",
