@@ -206,6 +206,27 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "not compile against that HIP.",
         ),
         Rule(
+            "HIP121",
+            "call-argument-dropped",
+            Severity.WARNING,
+            "HIP's counterpart of this call has no parameter for one of its arguments",
+            "Check that the dropped argument's value is HIP's default behaviour; otherwise port the "
+            "call by hand.",
+            "The call was adapted to HIP's argument list (mappings/call-adaptations.yaml, from AMD "
+            "HIPIFY), which drops an argument HIP has no parameter for; AMD's hipify-clang warns of the "
+            "same loss.",
+        ),
+        Rule(
+            "HIP122",
+            "call-adaptation-impossible",
+            Severity.ERROR,
+            "Call needs an argument change that could not be made here",
+            "Adapt the arguments by hand as the message says.",
+            "The HIP (or --roc library) counterpart of this call takes other arguments than CUDA's, and "
+            "the change could not be made: the call has fewer arguments than the change needs, or the "
+            "value depends on a target HIP version that is unknown.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,

@@ -18,12 +18,12 @@ from hipify_py.mappings import load_mappings
 from hipify_py.options import Options
 from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.calls import adapt_calls
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
-from hipify_py.rules.symbols import wrap_symbols
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.source import UTF8_BOM, newline_of
 from hipify_py.tables import Tables, compile_tables
@@ -48,7 +48,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rename_identifiers,
         rewrite_guards,
         convert_launches,
-        wrap_symbols,
+        adapt_calls,
         adapt_warp_sync,
     )
 

@@ -57,6 +57,8 @@ COMPILED_TOPICS = (
     "includes",
     "encoding",
     "warp_sync/hip52",  # adaptations for HIP 5.2, the HIP installed in CI
+    "calls",
+    "calls_roc",
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {
@@ -71,6 +73,7 @@ NOT_COMPILABLE = {
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
+    "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
 }
 FIXTURE_OUTPUTS = sorted(
     p

@@ -1,0 +1,289 @@
+"""Call adaptations: argument edits a call needs beyond its new name, driven by data tables.
+
+- mappings/call-adaptations.yaml (generated from AMD HIPIFY's facts): casts (`hipFuncSetCacheConfig(
+  reinterpret_cast<const void*>(kernel), ...)`), HIP_SYMBOL, added/removed/moved/replaced arguments
+  (also the rocSPARSE/MIOpen argument lists with --roc), argument-count overloads (`cudaEventCreate(&e,
+  flags)` -> hipEventCreateWithFlags).
+- mappings/call-probes-<HIP version>.yaml (made by scripts/probe_calls.py from the installed CUDA and
+  HIP headers): CUDA default arguments HIP lacks (`cudaStreamWaitEvent(s, e)` -> `..., 0)`), casts for
+  CUDA's C++ template overloads HIP lacks (`cudaHostAlloc(&floatPtr, ...)`), and each function's CUDA
+  argument counts: a HIPIFY fact written for the C API is not applied to a call with another count
+  (a user's own function of that name, or a template overload).
+
+Edits go through hipify_py/callargs.py, so they work in code, macro bodies and error regions and
+combine with the renames inside the arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hipify_py import callargs
+from hipify_py.callargs import Call, CallFinder
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.mappings import Entry, compare_versions, mappings_dir, parse_version
+from hipify_py.rules import RuleResult
+from hipify_py.tables import CandidateFinder
+
+TABLE_FILE = "call-adaptations.yaml"
+PROBES_GLOB = "call-probes-*.yaml"
+
+
+@dataclass(frozen=True)
+class Change:
+    cuda: str
+    target: str  # hip | roc | miopen
+    op: str  # wrap | remove | insert_const | copy_argument | move_argument | replace_with_const
+    arg: int
+    with_: str = ""
+    value: str = ""
+    value_from: str = ""
+    to: int = 0
+    count: int = 1
+    warn: str = ""
+    arguments: int | None = None  # only for calls with this many arguments (probe facts)
+    source: str = "hipify"  # hipify | probe
+
+    @staticmethod
+    def from_row(row: Mapping[str, Any], source: str) -> Change:
+        return Change(
+            cuda=row["cuda"],
+            target=row.get("target", "hip"),
+            op=row["op"],
+            arg=int(row["arg"]),
+            with_=str(row.get("with", "")),
+            value=str(row.get("value", "")),
+            value_from=str(row.get("value_from", "")),
+            to=int(row.get("to", 0)),
+            count=int(row.get("count", 1)),
+            warn=str(row.get("warn", "")),
+            arguments=row.get("arguments"),
+            source=source,
+        )
+
+
+@dataclass(frozen=True)
+class CallTable:
+    changes: Mapping[bytes, tuple[Change, ...]]
+    overloads: Mapping[bytes, Mapping[int, bytes]]  # cuda name -> argument count -> hip name
+    # cuda name -> (fewest, most) arguments any CUDA declaration accepts, and the C declaration's count
+    arity: Mapping[bytes, tuple[int, int, int | None]]
+    finder: CandidateFinder
+    probes_version: str  # HIP version of the probe file used ("" = none)
+
+
+def _read(path: Path) -> Any:
+    import yaml  # why here: runs served by the translation cache never need it
+
+    return yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+
+
+def probe_files(directory: Path) -> dict[str, Path]:
+    """HIP version -> call-probes file."""
+    return {p.name[len("call-probes-") : -len(".yaml")]: p for p in directory.glob(PROBES_GLOB)}
+
+
+def _probe_file_for(directory: Path, target: str | None) -> tuple[str, Path | None]:
+    """The probe facts of the newest HIP version not newer than the target (else the oldest one)."""
+    files = probe_files(directory)
+    if not files:
+        return "", None
+    versions = sorted(files, key=parse_version)
+    chosen = versions[0]
+    for version in versions:
+        if not target or compare_versions(version, target) <= 0:
+            chosen = version
+    return chosen, files[chosen]
+
+
+@functools.lru_cache(maxsize=8)
+def load_call_table(hip_version: str | None = None, directory: Path | None = None) -> CallTable:
+    directory = directory or mappings_dir()
+    changes: dict[bytes, list[Change]] = {}
+    overloads: dict[bytes, dict[int, bytes]] = {}
+    arity: dict[bytes, tuple[int, int, int | None]] = {}
+    data = _read(directory / TABLE_FILE) if (directory / TABLE_FILE).is_file() else {}
+    for row in data.get("changes") or ():
+        changes.setdefault(row["cuda"].encode(), []).append(Change.from_row(row, "hipify"))
+    for row in data.get("overloads") or ():
+        overloads.setdefault(row["cuda"].encode(), {})[int(row["arguments"])] = row["hip"].encode()
+    version, path = _probe_file_for(directory, hip_version)
+    if path is not None:
+        probes = _read(path)
+        for row in probes.get("changes") or ():
+            changes.setdefault(row["cuda"].encode(), []).append(Change.from_row(row, "probe"))
+        for row in probes.get("arity") or ():
+            arity[row["cuda"].encode()] = (int(row["min"]), int(row["max"]), row.get("c"))
+    names = frozenset(changes) | frozenset(overloads)
+    return CallTable(
+        {k: tuple(v) for k, v in changes.items()}, overloads, arity, CandidateFinder(names), version
+    )
+
+
+def written_target(entry: Entry, roc: bool) -> str | None:
+    """Which table's facts hold for the name the identifier rule writes (None: not rewritten)."""
+    if roc and entry.roc:
+        return "miopen" if entry.family == "cudnn" else "roc"
+    return "hip" if entry.hip else None
+
+
+def adapt_calls(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    table = load_call_table(ctx.options.hip_version)
+    finder: CallFinder | None = None
+    for m in table.finder.finditer(ctx.source):
+        name = m.group()
+        entry = ctx.tables.names.get(name)
+        target = written_target(entry, ctx.options.roc) if entry is not None else None
+        start, end = m.span()
+        if target is None or ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
+            continue
+        finder = finder or CallFinder(ctx.source, ctx.root)
+        call = finder.at((start, end))
+        if call is None:
+            continue
+        _adapt(ctx, table, name, target, call, result)
+    return result
+
+
+def _applies(change: Change, target: str, call: Call, arity: tuple[int, int, int | None] | None) -> bool:
+    count = len(call.args)
+    if change.target != target:
+        return False
+    if change.arguments is not None:
+        return change.arguments == count
+    if arity is None:
+        return True
+    fewest, most, c_count = arity
+    if not fewest <= count <= most:
+        return False  # no CUDA declaration takes this many: a user's own function of that name
+    if change.op == "insert_const" and c_count is not None and change.arg >= c_count:
+        # appended past the C declaration's parameters: only for calls of the C declaration
+        # (`cudaMallocHost(&p, n, flags)` is the template overload and already passes the flags)
+        return count == c_count
+    return True
+
+
+def _adapt(ctx: Context, table: CallTable, name: bytes, target: str, call: Call, result: RuleResult) -> None:
+    changes = [c for c in table.changes.get(name, ()) if _applies(c, target, call, table.arity.get(name))]
+    edits: list[Edit] = []
+    deleted: set[int] = set()
+    count = len(call.args)
+    for change in changes:
+        needs = change.arg if change.op in ("wrap", "remove", "replace_with_const", "copy_argument") else -1
+        if change.op == "move_argument":
+            needs = change.arg + change.count - 1
+        if needs >= count:
+            result.diagnostics.append(
+                ctx.diag(
+                    "HIP122",
+                    call.name[0],
+                    call.name[1],
+                    f"{name.decode()}: {_describe(change)} needs argument {needs + 1}, the call has {count}",
+                )
+            )
+            return
+        value = _value(change, ctx)
+        if value is None:
+            result.diagnostics.append(
+                ctx.diag(
+                    "HIP122",
+                    call.name[0],
+                    call.name[1],
+                    f"{name.decode()}: {_describe(change)}: no target HIP version to compute the value from",
+                )
+            )
+            return
+        if change.op == "wrap":
+            edits.extend(_wrap(ctx.source, call, change))
+        elif change.op == "insert_const":
+            edits.extend(callargs.insert(call, change.arg, value))
+        elif change.op == "replace_with_const":
+            edits.extend(callargs.replace(call, change.arg, value))
+        elif change.op == "remove":
+            deleted.add(change.arg)
+        elif change.op == "copy_argument":
+            edits.extend(callargs.copy(call, change.arg, change.to))
+        elif change.op == "move_argument":
+            edits.extend(callargs.moved_copies(call, change.arg, change.to, change.count))
+            deleted.update(range(change.arg, change.arg + change.count))
+        if change.warn:
+            lost = ctx.source[call.args[change.arg][0] : call.args[change.arg][1]].decode("utf-8", "replace")
+            result.diagnostics.append(
+                ctx.diag(
+                    "HIP121", call.name[0], call.name[1], f"{name.decode()}: argument `{lost}` is dropped"
+                )
+            )
+    if deleted:
+        edits.extend(callargs.delete_many(call, deleted))
+    overload = table.overloads.get(name, {}).get(count)
+    if overload is not None:
+        entry = ctx.tables.names[name]
+        if entry.hip is None or overload != entry.hip.encode():
+            edits.extend(callargs.rename(call, overload))
+    if edits:
+        result.edits.extend(edits)
+        kind = "symbols" if all(c.with_ == "HIP_SYMBOL" for c in changes) and changes else "calls.adapted"
+        result.counts[kind] += 1
+
+
+_SYMBOL = b"HIP_SYMBOL"
+
+
+def _wrap(source: bytes, call: Call, change: Change) -> list[Edit]:
+    a, b = call.args[change.arg]
+    text = source[a:b]
+    wrapper = change.with_.encode()
+    if text.startswith(wrapper) and text[len(wrapper) :].lstrip().startswith(b"("):
+        return []  # already adapted (a second run, or code written for HIP)
+    if wrapper == _SYMBOL:
+        # why: HIP_SYMBOL is a macro; `A<int, 4>::x` would be two macro arguments without parentheses
+        double = b"," in text
+        return callargs.wrap(
+            call, change.arg, b"HIP_SYMBOL((" if double else b"HIP_SYMBOL(", b"))" if double else b")"
+        )
+    cast = _CAST.match(text)
+    found = None if cast is None else cast.group("type") or cast.group("type2")
+    target = _CAST_TYPE.match(wrapper)
+    if cast is not None and target is not None and _same_type(found, target.group("type")):
+        return []  # a cast to that type (or to its non-const version) is already there
+    return callargs.wrap(call, change.arg, wrapper + b"(")
+
+
+_CAST = re.compile(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?P<type2>[^<>]+)>")
+_CAST_TYPE = re.compile(rb"\w+_cast\s*<(?P<type>[^<>]+)>\Z")
+
+
+def _same_type(a: bytes | None, b: bytes) -> bool:
+    def norm(t: bytes) -> bytes:
+        return re.sub(rb"\bconst\b|\s+", b"", t)
+
+    return a is not None and norm(a) == norm(b)
+
+
+def _value(change: Change, ctx: Context) -> bytes | None:
+    if change.value_from == "hip_version_code":
+        version = ctx.options.hip_version or ctx.tables.mappings.latest_hip_version
+        if not version:
+            return None
+        major, minor = (*parse_version(version), 0, 0)[:2]
+        return str(major * 100 + minor).encode()
+    return change.value.encode()
+
+
+def _describe(change: Change) -> str:
+    what = {
+        "wrap": f"wrap argument {change.arg + 1} in {change.with_}",
+        "remove": f"remove argument {change.arg + 1}",
+        "insert_const": f"insert `{change.value or change.value_from}` as argument {change.arg + 1}",
+        "replace_with_const": f"replace argument {change.arg + 1} by `{change.value}`",
+        "copy_argument": f"copy argument {change.arg + 1} to position {change.to + 1}",
+        "move_argument": f"move argument {change.arg + 1} to position {change.to + 1}",
+    }
+    return what.get(change.op, change.op)
