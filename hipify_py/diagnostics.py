@@ -227,6 +227,18 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "value depends on a target HIP version that is unknown.",
         ),
         Rule(
+            "HIP123",
+            "redefines-hip-device-function",
+            Severity.ERROR,
+            "Definition of a device function HIP already defines",
+            "Remove this definition for ROCm (e.g. `#if !defined(__HIP_PLATFORM_AMD__)` around it); "
+            "HIP's own function does the same.",
+            "HIP's headers define this device function with the same parameter types (atomicAdd for "
+            "double, atomicMax/atomicMin for float, ...; mappings/hip-device-functions-*.yaml, read from "
+            "the installed headers), so this definition is a redefinition error with hipcc. Reported "
+            "where the tool cannot place a guard itself (the definition shares its lines with other code).",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,
@@ -327,6 +339,16 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "takes part) and votes are masked with it; for 6.2+ it is cast to 64 bits, and HIP's "
             "builtins check that it names every lane that runs the call, so a 32-bit mask built for 32 "
             "lanes fails on lanes 32-63.",
+        ),
+        Rule(
+            "HIP210",
+            "guarded-hip-device-function",
+            Severity.WARNING,
+            "Definition of a device function HIP already defines: guarded out on AMD",
+            "Check that HIP's function does what this definition did (HIP's atomics are the standard ones).",
+            "HIP's headers define this device function with the same parameter types, so the definition "
+            "would be a redefinition error; it is wrapped in `#if !defined(__HIP_PLATFORM_AMD__)` so "
+            "ROCm builds use HIP's function and other builds keep the definition.",
         ),
         Rule(
             "HIP301",

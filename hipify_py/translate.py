@@ -19,6 +19,7 @@ from hipify_py.options import Options
 from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.calls import adapt_calls
+from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
@@ -50,6 +51,8 @@ def translation_rules() -> tuple[RuleFn, ...]:
         convert_launches,
         adapt_calls,
         adapt_warp_sync,
+        drop_register,
+        guard_device_redefinitions,
     )
 
 

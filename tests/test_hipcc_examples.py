@@ -59,6 +59,7 @@ COMPILED_TOPICS = (
     "warp_sync/hip52",  # adaptations for HIP 5.2, the HIP installed in CI
     "calls",
     "calls_roc",
+    "cxx",
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {

@@ -1,0 +1,218 @@
+"""C++ that CUDA's toolchain accepts and HIP's (clang, C++17) rejects.
+
+- `register` storage class: an error in C++17 with clang (nvcc only warns): dropped, in code and macro
+  bodies (never in comments or strings).
+- user definitions of device functions HIP already defines with the same parameter types
+  (`__device__ double atomicAdd(double*, double)` kept for pre-Pascal GPUs, `__device__ float
+  atomicMax(float*, float)`): a redefinition with HIP's headers. Compared against
+  mappings/hip-device-functions-<HIP version>.yaml (scripts/probe_device_functions.py reads the
+  installed headers); the definition is guarded out on AMD (HIP210) or, where a guard cannot be
+  placed, reported (HIP123). CUDA's template overloads and default arguments are in rules/calls.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.mappings import compare_versions, mappings_dir, parse_version
+from hipify_py.parser import Node, ancestors
+from hipify_py.rules import RuleResult
+from hipify_py.source import newline_of
+
+_REGISTER = re.compile(rb"(?<![\w$])register(?![\w$])[ \t]*")
+_ASM_LABEL = re.compile(rb"(?<![\w$])(?:__asm__|__asm|asm)\s*\(")
+
+
+def drop_register(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    if b"register" not in ctx.source:
+        return result
+    for m in _REGISTER.finditer(ctx.source):
+        start = m.start()
+        if ctx.is_protected(start) or ctx.classify(start, start + 8) not in REWRITABLE:
+            continue
+        # `register` is a keyword, so in code it is the storage class; GNU explicit register variables
+        # (`register float r asm("v64")`) need it and clang accepts them in C++17
+        semicolon = ctx.source.find(b";", m.end())
+        if _ASM_LABEL.search(ctx.source, m.end(), semicolon if semicolon >= 0 else len(ctx.source)):
+            continue
+        result.edits.append(Edit(start, m.end(), b""))
+        result.counts["register"] += 1
+    return result
+
+
+# -- device functions HIP defines ------------------------------------------------------------------
+DEVICE_GLOB = "hip-device-functions-*.yaml"
+
+
+@functools.lru_cache(maxsize=8)
+def hip_device_functions(
+    hip_version: str | None = None, directory: Path | None = None
+) -> Mapping[bytes, frozenset]:
+    """name -> set of normalised parameter-type tuples HIP defines (for the target or nearest version)."""
+    directory = directory or mappings_dir()
+    files = {p.name[len("hip-device-functions-") : -len(".yaml")]: p for p in directory.glob(DEVICE_GLOB)}
+    if not files:
+        return {}
+    versions = sorted(files, key=parse_version)
+    chosen = versions[0]
+    for version in versions:
+        if not hip_version or compare_versions(version, hip_version) <= 0:
+            chosen = version
+    import yaml  # why here: runs served by the translation cache never need it
+
+    data = yaml.load(files[chosen].read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    table: dict[bytes, set[tuple[str, ...]]] = {}
+    for row in data.get("functions") or ():
+        table.setdefault(row["name"].encode(), set()).add(tuple(normal_type(p) for p in row["params"]))
+    return {name: frozenset(sigs) for name, sigs in table.items()}
+
+
+_TOKENS = re.compile(r"[A-Za-z_]\w*|::|[*&]|\S")
+_DROPPED = {"__restrict__", "__restrict", "restrict", "struct", "enum", "class"}
+
+
+def normal_type(text: str) -> str:
+    """Canonical spelling of a parameter type: `unsigned long long int *` == `unsigned long long*`."""
+    tokens = [t for t in _TOKENS.findall(text) if t not in _DROPPED]
+    if "*" not in tokens and "&" not in tokens:
+        tokens = [t for t in tokens if t != "const"]  # top-level const of a by-value parameter
+    words = " ".join(tokens)
+    words = re.sub(r"\b(short|long|long long) int\b", r"\1", words)
+    words = re.sub(r"\bsigned (char)\b", r"signed \1", words)
+    words = re.sub(r"\bsigned (?=int|short|long)", "", words)
+    words = re.sub(r"\bunsigned(?! (char|short|int|long))", "unsigned int", words)
+    return words.replace("* *", "**").replace(" *", "*").strip()
+
+
+_HIP_GUARDS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM")
+
+
+def guard_device_redefinitions(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    if b"__device__" not in ctx.source:
+        return result
+    table = hip_device_functions(ctx.options.hip_version)
+    if not table:
+        return result
+    for name_node, definition in _device_definitions(ctx, table):
+        name = ctx.source[name_node.start_byte : name_node.end_byte]
+        params = _parameter_types(ctx.source, definition)
+        if params is None or tuple(params) not in table[name]:
+            continue
+        signature = f"{name.decode()}({', '.join(params)})"
+        start, end = _whole_lines(ctx.source, definition)
+        if start is None or end is None:
+            result.diagnostics.append(
+                ctx.diag(
+                    "HIP123",
+                    name_node.start_byte,
+                    name_node.end_byte,
+                    f"{signature} is already defined by HIP: this definition is a redefinition on ROCm",
+                )
+            )
+            continue
+        nl = newline_of(ctx.source)
+        result.edits.append(
+            Edit(
+                start, start, b"#if !defined(__HIP_PLATFORM_AMD__)  // HIP defines " + signature.encode() + nl
+            )
+        )
+        closing = b"#endif" + nl if ctx.source[:end].endswith(b"\n") else nl + b"#endif" + nl
+        result.edits.append(Edit(end, end, closing))
+        result.diagnostics.append(
+            ctx.diag(
+                "HIP210",
+                name_node.start_byte,
+                name_node.end_byte,
+                f"{signature} is already defined by HIP: guarded out on AMD, HIP's version is used",
+            )
+        )
+        result.counts["guarded_definitions"] += 1
+    return result
+
+
+def _device_definitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[tuple[Node, Node]]:
+    present = sorted(name for name in table if name in ctx.source)
+    if not present:
+        return []
+    found = []
+    pattern = re.compile(rb"(?<![\w$])(" + b"|".join(re.escape(n) for n in present) + rb")\s*\(")
+    for m in pattern.finditer(ctx.source):
+        node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is None or node.type != "identifier" or ctx.is_protected(m.start()):
+            continue
+        declarator = node.parent
+        if declarator is None or declarator.type != "function_declarator":
+            continue
+        definition = declarator.parent
+        while definition is not None and definition.type in ("pointer_declarator", "reference_declarator"):
+            definition = definition.parent
+        if definition is None or definition.type != "function_definition":
+            continue
+        if definition.parent is not None and definition.parent.type == "template_declaration":
+            continue
+        head = ctx.source[definition.start_byte : declarator.start_byte]
+        if b"__device__" not in head or _under_hip_guard(ctx, definition):
+            continue
+        found.append((node, definition))
+    return found
+
+
+def _under_hip_guard(ctx: Context, node: Node) -> bool:
+    """Already in a branch chosen by a HIP/ROCm macro (a second run, or code written for HIP)."""
+    for parent in ancestors(node):
+        if parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else"):
+            head = ctx.source[parent.start_byte : min(parent.end_byte, parent.start_byte + 200)].split(
+                b"\n", 1
+            )[0]
+            if _HIP_GUARDS.search(head):
+                return True
+    return False
+
+
+def _parameter_types(source: bytes, definition: Node) -> list[str] | None:
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if parameters is None:
+        return None
+    types = []
+    for param in parameters.named_children:
+        if param.type == "comment":
+            continue
+        if param.type != "parameter_declaration":
+            return None  # variadic, default values (optional_parameter_declaration): not HIP's signature
+        text = source[param.start_byte : param.end_byte]
+        name = _declared_name(param)
+        if name is not None:
+            text = source[param.start_byte : name.start_byte] + source[name.end_byte : param.end_byte]
+        types.append(normal_type(text.decode("utf-8", "replace")))
+    if types == ["void"]:
+        return []
+    return types
+
+
+def _declared_name(param: Node) -> Node | None:
+    node = param.child_by_field_name("declarator")
+    while node is not None and node.type != "identifier":
+        node = node.child_by_field_name("declarator")
+    return node
+
+
+def _whole_lines(source: bytes, node: Node) -> tuple[int | None, int | None]:
+    """Start of the definition's first line and the end of its last line, if it has them to itself."""
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    if source[line_start : node.start_byte].strip():
+        return None, None
+    nl = source.find(b"\n", node.end_byte)
+    end = len(source) if nl == -1 else nl + 1
+    if source[node.end_byte : end].strip():
+        return None, None
+    return line_start, end
