@@ -119,3 +119,10 @@ def test_committed_probe_facts_match_the_installed_headers() -> None:
     if not out.is_file():
         pytest.skip(f"no committed probe facts for the installed HIP {version}")
     assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_calls.py"
+
+
+def test_kept_names_keep_their_arguments() -> None:
+    code = "void f(cudaStream_t s, cudaEvent_t e) { cudaStreamWaitEvent(s, e); }"
+    assert "hipStreamWaitEvent(s, e, 0);" in _out(code, version_policy="keep")
+    kept = translate(code.encode(), Options(hip_version="1.0", version_policy="keep")).text.decode()
+    assert "cudaStreamWaitEvent(s, e);" in kept

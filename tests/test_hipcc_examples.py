@@ -74,6 +74,7 @@ NOT_COMPILABLE = {
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
+    "calls_roc/miopen.hip": "MIOpen is not packaged in Debian",
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
 }
 FIXTURE_OUTPUTS = sorted(

@@ -144,12 +144,24 @@ def adapt_calls(ctx: Context) -> RuleResult:
         start, end = m.span()
         if target is None or ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
             continue
+        if ctx.options.version_policy == "keep" and _kept(ctx, entry):
+            continue  # the CUDA name stays (HIP counterpart newer than the target): so do its arguments
         finder = finder or CallFinder(ctx.source, ctx.root)
         call = finder.at((start, end))
         if call is None:
             continue
         _adapt(ctx, table, name, target, call, result)
     return result
+
+
+def _kept(ctx: Context, entry: Entry | None) -> bool:
+    """The identifier rule leaves this name as is under --version-policy keep (same test as it uses)."""
+    from hipify_py.rules.identifiers import _version_findings  # why: one definition of "too new"
+
+    if entry is None:
+        return True
+    findings = _version_findings(entry, ctx.options, ctx.tables.mappings.absent_in)
+    return any(rule_id == "HIP103" for rule_id, _ in findings)
 
 
 def _applies(change: Change, target: str, call: Call, arity: tuple[int, int, int | None] | None) -> bool:
