@@ -122,6 +122,11 @@ _CLOSING_BRACKETS = re.compile(rb">" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
 _KEPT_IN_BRACKETS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _LAUNCH_TOKENS = frozenset({b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"(", b")", b",", b"0"})
 _SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
+# the storage class clang rejects in C++17 (rules/cxx.py drops it with the blanks after it)
+_REGISTER = re.compile(rb"(?<![\w$])register[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm__)\b)")
+_GUARD_LINE = re.compile(rb"^#if !defined\(__HIP_PLATFORM_AMD__\)[ \t]*\r?\n", re.MULTILINE)
+_PP_OPEN = re.compile(rb"^[ \t]*#[ \t]*if(?:n?def)?\b")
+_PP_CLOSE = re.compile(rb"^[ \t]*#[ \t]*endif\b")
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,8 @@ class Canon:
 
     names: dict[bytes, tuple[bytes, ...]]  # tokens: a target may be `void*`
     headers: frozenset[bytes]  # CUDA header paths and their HIP targets
+    adapted: frozenset[bytes] = frozenset()  # CUDA calls whose arguments rules/calls.py may change
+    adaptation_tokens: frozenset[bytes] = frozenset()  # what those changes write (casts, values, names)
 
     @classmethod
     def of(cls, tables: Tables) -> Canon:
@@ -155,7 +162,19 @@ class Canon:
         for path, header in tables.headers.items():
             headers.add(path)
             headers.update(t.encode() for t in (header.hip, header.roc, header.legacy) if t)
-        return cls(names, frozenset(headers))
+        from hipify_py.rules.calls import load_call_table
+
+        table = load_call_table()
+        adapted = frozenset(table.changes) | frozenset(table.overloads)
+        tokens = {b"(", b")", b",", b"<", b">", b"*", b"const", b"void", b"reinterpret_cast", b"HIP_SYMBOL"}
+        for changes in table.changes.values():
+            for change in changes:
+                for text in (change.with_, change.value):
+                    tokens.update(t for t in _HUNK_TOKEN.findall(text.encode()) if not t.isspace())
+        for cuda, by_count in table.overloads.items():
+            tokens.update(by_count.values())
+            tokens.update(names.get(cuda, ()))
+        return cls(names, frozenset(headers), adapted, frozenset(tokens))
 
 
 def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], blanks: bool) -> list[bytes]:
@@ -174,7 +193,8 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
             if dropped and tok.isspace() and b"\n" not in tok:
                 dropped = False
                 continue
-            mapped = canon.names.get(tok, (tok,))
+            # dropped after renaming too: an adaptation writes HIP names (`hipMemcpyHostToDevice`)
+            mapped = tuple(t for t in canon.names.get(tok, (tok,)) if t not in drop)
             dropped = not mapped
             out.extend(mapped)
     return out
@@ -186,6 +206,8 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
         return "the byte order mark was added or removed"
     # the BOM stays first even when a line is inserted above the first line: compare without it
     before, after = before.removeprefix(UTF8_BOM), after.removeprefix(UTF8_BOM)
+    before, after = _without_guards(before), _without_guards(after)
+    before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
@@ -197,12 +219,33 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
         launch = symbol = False
         for a, b in pairs:
             launch = launch or bool(_SPLIT_BRACKETS.search(a)) or b"hipLaunchKernelGGL" in b
-            symbol = symbol or b"Symbol" in a
+            symbol = symbol or b"Symbol" in a or any(t in canon.adapted for t in _HUNK_TOKEN.findall(a))
             if not _same_modulo_edits(a, b, canon, launch, symbol):
                 return f"line {i1 + 1}: {_short(b''.join(old))} -> {_short(b''.join(new))}"
             if b";" in a:  # the statement ends: later lines are compared strictly again
                 launch = symbol = False
     return None
+
+
+def _without_guards(text: bytes) -> bytes:
+    """Drop each `#if !defined(__HIP_PLATFORM_AMD__)` line and its `#endif` (rules/cxx.py guards)."""
+    if not _GUARD_LINE.search(text):
+        return text
+    lines = text.splitlines(keepends=True)
+    drop: set[int] = set()
+    for i, line in enumerate(lines):
+        if not _GUARD_LINE.match(line):
+            continue
+        depth = 0
+        for j in range(i + 1, len(lines)):
+            if _PP_OPEN.match(lines[j]):
+                depth += 1
+            elif _PP_CLOSE.match(lines[j]):
+                if depth == 0:
+                    drop.update((i, j))
+                    break
+                depth -= 1
+    return b"".join(line for k, line in enumerate(lines) if k not in drop)
 
 
 def _joined_brackets(text: bytes) -> bytes:
@@ -228,13 +271,14 @@ def _same_modulo_edits(old: bytes, new: bytes, canon: Canon, launch: bool, symbo
     new = _OPT_IN.sub(b"", new)
     if _ADAPTED.search(old):
         return True
-    drop = (_LAUNCH_TOKENS if launch else frozenset()) | (_SYMBOL_TOKENS if symbol else frozenset())
+    # `symbol`: a statement with a call whose arguments are adapted (HIP_SYMBOL, casts, defaults...)
+    adapted = _SYMBOL_TOKENS | canon.adaptation_tokens if symbol else frozenset()
+    drop = (_LAUNCH_TOKENS if launch else frozenset()) | adapted
     if launch:
         old, new = _joined_brackets(old), _joined_brackets(new)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    return _normal_tokens(old_lines, canon, drop, not launch) == _normal_tokens(
-        new_lines, canon, drop, not launch
-    )
+    blanks = not (launch or symbol)  # inserted casts and arguments bring their own blanks
+    return _normal_tokens(old_lines, canon, drop, blanks) == _normal_tokens(new_lines, canon, drop, blanks)
 
 
 _LAUNCH_GAP = 40  # lines of a launch statement between its kernel name and its `>>>(`

@@ -90,6 +90,7 @@ def normal_type(text: str) -> str:
     return words.replace("* *", "**").replace(" *", "*").strip()
 
 
+GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"  # the HIP210 finding says which HIP function it is
 _HIP_GUARDS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM")
 
 
@@ -118,11 +119,7 @@ def guard_device_redefinitions(ctx: Context) -> RuleResult:
             )
             continue
         nl = newline_of(ctx.source)
-        result.edits.append(
-            Edit(
-                start, start, b"#if !defined(__HIP_PLATFORM_AMD__)  // HIP defines " + signature.encode() + nl
-            )
-        )
+        result.edits.append(Edit(start, start, GUARD + nl))
         closing = b"#endif" + nl if ctx.source[:end].endswith(b"\n") else nl + b"#endif" + nl
         result.edits.append(Edit(end, end, closing))
         result.diagnostics.append(
