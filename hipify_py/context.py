@@ -48,6 +48,8 @@ _HIP_GUARD = re.compile(
 )
 _OPERATOR_BEFORE = re.compile(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = re.compile(rb"[ \t]*[A-Za-z_]")
+# `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
+_SCOPE_BEFORE = re.compile(rb"(?<![\w$])([A-Za-z_]\w*)\s*::\s*\Z")
 _OFF_ON = re.compile(rb"hipify-py:\s*(off|on)\b")
 _IGNORE = re.compile(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
 
@@ -196,7 +198,14 @@ class Context:
             return Where.COMMENT if text in (b"//", b"/*") else Where.STRING
         if start in members:
             return Where.MEMBER
+        scope = _SCOPE_BEFORE.search(self.source, max(region.start_byte, start - 64), start)
+        if scope is not None and self._user_scope(scope.group(1)):
+            return Where.SCOPED  # `sycl::mul24(a, b)` in a #define is SYCL's, not CUDA's mul24
         return Where.MACRO
+
+    def _user_scope(self, name: bytes) -> bool:
+        """A namespace or class that is not CUDA's (`cub::`, `cooperative_groups::`, a CUDA enum)."""
+        return name not in self.tables.cuda_namespaces and name not in self.tables.names
 
     def _lex_region(self, region: Node) -> tuple[list[tuple[int, int]], set[int]]:
         key = region.start_byte

@@ -60,6 +60,7 @@ COMPILED_TOPICS = (
     "calls",
     "calls_roc",
     "cxx",
+    "false_alarms",
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {

@@ -73,7 +73,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     names = ctx.tables.names
     namespaces = ctx.tables.cuda_namespaces
     matches = list(ctx.tables.candidates.finditer(ctx.source, ctx.identifiers))
-    shimmed = _shim_definitions(ctx, matches)
+    shimmed = _shim_definitions(ctx, matches) | _user_definitions(ctx, matches)
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -136,6 +136,17 @@ def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
             continue
         text = ctx.source[definition.start_byte : definition.end_byte]
         if hip_file or _HIP_NAME.search(text):
+            found.add(m.group())
+    return frozenset(found)
+
+
+def _user_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset[bytes]:
+    """Names with no HIP counterpart that the file defines itself (`inline void memoryBarrier() {...}`,
+    a `#define`, a typedef): every use in the file is the user's, not the CUDA API of that name."""
+    found = set()
+    for m in matches:
+        entry = ctx.tables.names.get(m.group())
+        if entry is not None and entry.hip is None and _definition(ctx, m.start(), m.end()) is not None:
             found.add(m.group())
     return frozenset(found)
 

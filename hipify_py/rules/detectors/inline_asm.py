@@ -17,7 +17,21 @@ _PTX_REGISTER = re.compile(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|global
 _ASM_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\\n]|\\(?:.|\n))*")+')
 # AMDGCN mnemonics (s_nop, v_mfma_*, ds_read_*, buffer_load_*): assembly already written for AMD GPUs.
 _GCN_MNEMONIC = re.compile(rb"\s*(?:[sv]_[a-z]|ds_|buffer_|global_|flat_|scratch_|llvm\.amdgcn\.)")
+_DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\Z")
 _CONTROL_KEYWORDS = frozenset((b"if", b"while", b"for", b"switch", b"return", b"else", b"do"))
+# What PTX looks like, for asm outside __device__/__global__ functions (a device function whose qualifier
+# hides in a macro, a #define body): an instruction with a PTX type, state-space or modifier suffix
+# (mov.u32, ld.global.v4.b32, shfl.sync.bfly.b32, cp.async.commit_group, ex2.approx.ftz.f32), a PTX
+# special register or a PTX directive. Host assembly (x86 rdtsc/fldcw, PowerPC mftb, ARM mrc, SPARC
+# rd %tick) has none of these.
+_PTX_SHAPE = re.compile(
+    rb"\b[a-z][a-z0-9]*(?:\.[a-z0-9_:]+)*\.(?:[usbf](?:8|16|32|64)(?:x[24])?|bf16(?:x2)?|e[45]m[23]|pred|"
+    rb"global|shared|local|const|param|sync|async|approx|aligned|ftz|sat|cta|gpu|sys|acquire|release|"
+    rb"relaxed|ca|cg|cs|lu|cv|commit_group|wait_group|wait_all|arrive|expect_tx)\b"
+    rb"|%%?(?:laneid|warpid|nwarpid|smid|nsmid|gridid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|"
+    rb"lanemask_\w+|dynamic_smem_size)\b"
+    rb"|(?:^|[;{\s])(?:\.reg|\.pred|trap|brkpt|exit|pmevent)\b"
+)
 
 
 def _asm_label(src: bytes, start: int) -> bool:
@@ -43,6 +57,8 @@ def _asm_label(src: bytes, start: int) -> bool:
     while i >= 0 and (src[i : i + 1].isalnum() or src[i] == 0x5F):
         i -= 1
     word = src[i + 1 : end]
+    if _DEFINE_BEFORE.search(src, max(0, i - 64), i + 1):
+        return False  # `#define LANE(m) asm(...)`: the macro's parameters, not a declaration
     return bool(word) and word not in _CONTROL_KEYWORDS and not word[:1].isdigit()
 
 
@@ -59,11 +75,22 @@ def _not_ptx(src: bytes, m: re.Match[bytes]) -> bool:
     return not body or bool(_GCN_MNEMONIC.match(body))
 
 
+def _host_asm(src: bytes, m: re.Match[bytes], scan: Scan) -> bool:
+    """asm outside every __device__/__global__ function (a host function, a CPU-specific #ifdef, a
+    #define) whose template does not look like PTX: host code, which hipcc's host compiler assembles."""
+    if scan.device.contains(m.start()):
+        return False
+    strings = _ASM_STRINGS.match(src, m.end())
+    if strings is None:
+        return True  # a non-literal template outside device code: nothing says PTX
+    return _PTX_SHAPE.search(strings.group().replace(b"%%", b"%")) is None
+
+
 def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
     for m in scan.code(_ASM):
-        if _not_ptx(src, m):
+        if _not_ptx(src, m) or _host_asm(src, m, scan):
             continue
         close = src.find(b";", m.end())
         register = _PTX_REGISTER.search(src, m.end(), close if close != -1 else len(src))
