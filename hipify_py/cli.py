@@ -272,6 +272,7 @@ def convert(
         legacy_include_paths=legacy_include_paths,
         ignore_rules=frozenset(ignore_rules),
         annotate=annotate,
+        missing_headers=_missing_headers(extra_mappings),
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
     files, problems = discover(
@@ -390,6 +391,15 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
         return load_mappings(tuple(extra_mappings)).latest_hip_version or None
 
     return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
+
+
+def _missing_headers(extra_mappings: tuple[Path, ...]) -> frozenset[str]:
+    """ROCm library headers the installed HIP lacks (HIP128); nothing when no HIP is installed."""
+    from hipify_py.installed import include_roots, missing_headers
+    from hipify_py.mappings import load_mappings
+
+    roots = include_roots()
+    return missing_headers(load_mappings(tuple(extra_mappings)), roots) if roots else frozenset()
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

@@ -62,7 +62,10 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "Rewrite this code by hand (see the HIP docs for an alternative) or guard it with "
             "`#ifndef __HIP_PLATFORM_AMD__`.",
             "The mapping tables list this CUDA name but HIP has no counterpart for it, so the name is "
-            "left as is and the translated file will not compile on ROCm until it is replaced.",
+            "left as is and the translated file will not compile on ROCm until it is replaced. Not "
+            "reported: names under another scope (`sycl::mul24`, `Ops::mul24`, also in macro bodies), "
+            "names the file defines itself (`inline void memoryBarrier() {...}`, a #define), member "
+            "accesses, and code hipcc never compiles.",
         ),
         Rule(
             "HIP102",
@@ -239,6 +242,18 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "where the tool cannot place a guard itself (the definition shares its lines with other code).",
         ),
         Rule(
+            "HIP128",
+            "library-not-installed",
+            Severity.ERROR,
+            "ROCm library header not installed",
+            "Install the ROCm package that provides it (hipCUB, rocThrust, hipBLAS, hipFFT, hipSOLVER, "
+            "...; Debian 12 packages none of these), or build where ROCm is complete.",
+            "The translation is right, but the installed HIP (found from hipcc on PATH, $ROCM_PATH, "
+            "/opt/rocm, /usr) has no such header, so the build fails at this include. Checked once per "
+            "run for every library header the tables can write (and rocThrust's thrust/); not reported "
+            "when no HIP is installed or in code hipcc never compiles.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,
@@ -282,8 +297,12 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble; "
             "PTX special registers such as %laneid have AMD counterparts only through builtins. Reported "
             "once per asm statement; not reported for asm hipcc never compiles (inside `#if __CUDA_ARCH__ "
-            ">= 800` and the like: the guard gets HIP302), empty asm barriers, asm labels on declarations "
-            "and AMDGCN assembly.",
+            ">= 800` and the like: the guard gets HIP302), empty asm barriers, asm labels on declarations, "
+            "AMDGCN assembly, and host assembly: asm outside __device__/__global__ functions whose "
+            "template does not look like PTX (x86 rdtsc/fldcw, PowerPC mftb, ARM mrs under CPU #ifdefs), "
+            "which hipcc's host compiler assembles. Outside device functions (a qualifier hidden in a "
+            "macro, a #define body) PTX is recognised by its shape: typed instructions (mov.u32, "
+            "ld.global.v4.b32), PTX registers (%laneid) and directives.",
         ),
         Rule(
             "HIP205",

@@ -15,5 +15,7 @@ class Options:
     legacy_include_paths: bool = False  # flat library headers (hipblas.h) instead of hipblas/hipblas.h
     annotate: bool = False  # write // HIPIFY-PY: comments above lines that need attention
     ignore_rules: frozenset[str] = field(default_factory=frozenset)
+    # library headers (and `ns/` prefixes) the installed HIP lacks (hipify_py.installed): HIP128 at includes
+    missing_headers: frozenset[str] = field(default_factory=frozenset)
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"

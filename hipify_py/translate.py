@@ -102,7 +102,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
 
 
 # API-support findings about one name; the detectors already skip code hipcc never compiles.
-_API_RULES = frozenset({"HIP101", "HIP103", "HIP104", "HIP105", "HIP106", "HIP107"})
+_API_RULES = frozenset({"HIP101", "HIP103", "HIP104", "HIP105", "HIP106", "HIP107", "HIP128"})
 
 
 def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> None:

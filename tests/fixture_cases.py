@@ -38,8 +38,9 @@ def _options(folder: Path) -> Options:
     file = folder / "options.yaml"
     data = (yaml.safe_load(file.read_text()) or {}) if file.exists() else {}
     data.setdefault("hip_version", FIXTURE_HIP_VERSION)
-    if "ignore_rules" in data:
-        data["ignore_rules"] = frozenset(data["ignore_rules"])
+    for key in ("ignore_rules", "missing_headers"):
+        if key in data:
+            data[key] = frozenset(data[key])
     return Options(**data)
 
 

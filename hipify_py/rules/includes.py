@@ -6,6 +6,7 @@ import re
 
 from hipify_py.context import Context
 from hipify_py.edits import Edit
+from hipify_py.installed import is_missing
 from hipify_py.mappings import Header, compare_versions
 from hipify_py.options import Options
 from hipify_py.rules import RuleResult
@@ -54,6 +55,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             if group == 1 and path.strip().startswith(_LIBCUXX_PREFIXES):
                 message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"
                 result.diagnostics.append(ctx.diag("HIP101", path_start, path_end, message))
+            _not_installed(ctx, path.strip().decode(errors="replace"), path_start, path_end, result)
             included.add((block, path.strip()))
             continue
         target = header_target(header, ctx.options)
@@ -63,6 +65,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
                 ctx.diag("HIP101", path_start, path_end, f"<{path.decode()}> has no HIP counterpart{note}")
             )
             continue
+        _not_installed(ctx, target, path_start, path_end, result)
         if _too_new(ctx, header, target, path_start, path_end, result):
             included.add((block, path.strip()))
             continue
@@ -99,6 +102,14 @@ def _under_folder(ctx: Context, path: bytes) -> Header | None:
                 row.hip_added,
             )
     return None
+
+
+def _not_installed(ctx: Context, path: str, start: int, end: int, result: RuleResult) -> None:
+    """HIP128: the (translated) include names a ROCm library header the installed HIP lacks."""
+    if is_missing(path, ctx.options.missing_headers):
+        library = path.partition("/")[0] if "/" in path else path.rpartition(".")[0]
+        message = f"<{path}> is not installed beside the HIP in use (no `{library}` package): the build fails"
+        result.diagnostics.append(ctx.diag("HIP128", start, end, message))
 
 
 def _trailing_comment(source: bytes, offset: int) -> int | None:

@@ -1,0 +1,47 @@
+"""hipify_py.installed: which ROCm library headers an installed HIP lacks (HIP128's fact)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipify_py.installed import include_roots, is_missing, library_headers, missing_headers
+from hipify_py.mappings import load_mappings
+
+
+def _root(tmp_path: Path, *headers: str) -> Path:
+    root = tmp_path / "include"
+    for h in ("hip/hip_runtime.h", *headers):
+        (root / h).parent.mkdir(parents=True, exist_ok=True)
+        (root / h).write_text("")
+    return root
+
+
+def test_library_headers_come_from_the_tables() -> None:
+    names = library_headers(load_mappings())
+    assert {"hipcub/hipcub.hpp", "hipblas/hipblas.h", "rocblas/rocblas.h", "hipblas.h", "thrust/"} <= names
+    assert not any(n.startswith("hip/") for n in names)  # the runtime's own headers are HIP103's business
+
+
+def test_missing_headers_against_an_install(tmp_path: Path) -> None:
+    root = _root(tmp_path, "hiprand/hiprand.h", "hipsparse/hipsparse.h", "thrust/sort.h")
+    missing = missing_headers(load_mappings(), [root])
+    assert {"hipcub/hipcub.hpp", "hipblas/hipblas.h", "hipfft/hipfft.h"} <= missing
+    assert not {"hiprand/hiprand.h", "hipsparse/hipsparse.h", "thrust/"} & missing
+    assert missing_headers(load_mappings(), []) == frozenset()  # no HIP installed: nothing to say
+
+
+def test_is_missing_by_name_and_prefix() -> None:
+    missing = frozenset({"hipcub/hipcub.hpp", "thrust/", "hipblas.h"})
+    assert is_missing("hipcub/hipcub.hpp", missing) and is_missing("thrust/sort.h", missing)
+    assert is_missing("hipblas.h", missing)
+    assert not is_missing("hipcub/util.hpp", missing) and not is_missing("mythrust.h", missing)
+    assert not is_missing("thrust/sort.h", frozenset())
+
+
+def test_include_roots_need_a_hip_runtime_header(tmp_path: Path) -> None:
+    rocm = tmp_path / "rocm"
+    (rocm / "include" / "hip").mkdir(parents=True)
+    env = {"PATH": str(tmp_path / "nothing"), "ROCM_PATH": str(rocm)}
+    assert rocm / "include" not in include_roots(env)
+    (rocm / "include" / "hip" / "hip_runtime.h").write_text("")
+    assert rocm / "include" in include_roots(env)
