@@ -25,6 +25,7 @@ HIPCC_MISSING = pytest.mark.skipif(
     reason="hipcc not installed (CI installs it)",
 )
 
+
 def test_line_map_follows_inserted_and_edited_lines() -> None:
     before = "a\nb\n#include <cuda_runtime.h>\nc\nd\n"
     after = "#include <hip/hip_runtime.h>\na\nb\nc\nd\n"
@@ -91,7 +92,10 @@ def test_classify_environment_and_false_alarm(tmp_path: Path) -> None:
     alarm = clf.classify(tu, pf.Outcome(True))
     assert alarm.status == "false_alarm" and alarm.rules == ["HIP214"]
     header_alarm = _classifier(tmp_path, [pf.Finding("p/k.h", 5, 1, "HIP204", "ptx", "asm")])
-    assert header_alarm.classify(tu, pf.Outcome(True, deps=(str(tmp_path / "p" / "k.h"),))).status == "false_alarm"
+    assert (
+        header_alarm.classify(tu, pf.Outcome(True, deps=(str(tmp_path / "p" / "k.h"),))).status
+        == "false_alarm"
+    )
     assert header_alarm.classify(tu, pf.Outcome(True)).status == "clean"
 
 
