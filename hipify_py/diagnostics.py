@@ -242,6 +242,43 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "where the tool cannot place a guard itself (the definition shares its lines with other code).",
         ),
         Rule(
+            "HIP125",
+            "merged-overloads",
+            Severity.ERROR,
+            "Two definitions get one signature after renaming (HIP merges their CUDA types)",
+            "Keep one of the two definitions (HIP has a single type for both, e.g. hipError_t for "
+            "cudaError_t and CUresult) or guard the other with `#if 0`.",
+            "CUDA has distinct types where HIP has one (cudaError_t/CUresult -> hipError_t, "
+            "cudaStream_t/CUstream -> hipStream_t, cudaEvent_t/CUevent, cudaArray_t/CUarray, ...; the "
+            "merge sets are the CUDA names the mapping tables send to one HIP name). Overloads on such a "
+            "pair become redefinitions. Where the later definition can be wrapped safely, the tool does "
+            "it (HIP212/HIP213); this finding is what it could not fix.",
+        ),
+        Rule(
+            "HIP126",
+            "merged-case-labels",
+            Severity.ERROR,
+            "Two case labels get one value after renaming (HIP merges their CUDA enumerators)",
+            "Remove the later label: HIP has a single enumerator for both, so it can never be reached.",
+            "Several CUDA enumerators map to one HIP enumerator (cudaErrorX and CUDA_ERROR_X -> "
+            "hipErrorX; CU_DEVICE_ATTRIBUTE_..._WIDTH and _HEIGHT -> one hipDeviceAttribute...), so a "
+            "switch naming both gets a duplicate case label. The tool comments the later label out "
+            "(HIP212/HIP213); this finding is what it could not fix.",
+        ),
+        Rule(
+            "HIP127",
+            "ambiguous-vector-operator",
+            Severity.ERROR,
+            "User operator on a HIP vector type is ambiguous with HIP's own",
+            "Delete the operator or guard it with `#if !defined(__HIP_PLATFORM_AMD__)` if it does what "
+            "HIP's does (element-wise); otherwise make it a named function and call that.",
+            "HIP's vector types (float4, int2, uchar4, ...) are classes with member operators "
+            "+=, -=, *=, /= (same vector type) and ++/--. A user's `__host__ __device__` free operator "
+            "with the same operands is an equally good match: every use is ambiguous and does not "
+            "compile. Element-wise definitions are guarded automatically (HIP213); this finding is "
+            "what does something else and needs a human.",
+        ),
+        Rule(
             "HIP128",
             "library-not-installed",
             Severity.ERROR,
@@ -368,6 +405,29 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "HIP's headers define this device function with the same parameter types, so the definition "
             "would be a redefinition error; it is wrapped in `#if !defined(__HIP_PLATFORM_AMD__)` so "
             "ROCm builds use HIP's function and other builds keep the definition.",
+        ),
+        Rule(
+            "HIP212",
+            "merged-behaviour",
+            Severity.WARNING,
+            "After renaming, some calls or cases run other code than on CUDA",
+            "Check the code the message names: on HIP it runs for both CUDA names/values (or types).",
+            "Where HIP merges two CUDA types or enumerators, the tool keeps the first definition or case "
+            "label and disables the later one (#if 0 / commented label), since HIP cannot tell the two "
+            "apart; this finding says the disabled code differed, so the merged values now run the first "
+            "one's code. Also reported: a user operator on a vector type that is not element-wise, "
+            "where calls with another scalar type (e.g. int or double for float) now pick HIP's "
+            "broadcasting template operator instead.",
+        ),
+        Rule(
+            "HIP213",
+            "merged-duplicate-disabled",
+            Severity.INFO,
+            "Code made redundant by HIP disabled (same behaviour)",
+            "Nothing to do; delete the disabled code when the CUDA build is gone.",
+            "A later overload or case label that, after renaming, repeats an earlier one and does the same "
+            "was disabled; a user's element-wise operator on a vector type that HIP already defines was "
+            "guarded with `#if !defined(__HIP_PLATFORM_AMD__)` (still used on NVIDIA).",
         ),
         Rule(
             "HIP301",

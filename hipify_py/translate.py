@@ -19,12 +19,14 @@ from hipify_py.options import Options
 from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.calls import adapt_calls
+from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
+from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.source import UTF8_BOM, newline_of
 from hipify_py.tables import Tables, compile_tables
@@ -53,6 +55,8 @@ def translation_rules() -> tuple[RuleFn, ...]:
         adapt_warp_sync,
         drop_register,
         guard_device_redefinitions,
+        check_collisions,
+        check_vector_operators,
     )
 
 

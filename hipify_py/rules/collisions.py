@@ -1,0 +1,566 @@
+"""Definitions and case labels that CUDA keeps apart and HIP merges (HIP125, HIP126, HIP212, HIP213).
+
+CUDA has distinct types and enumerators where HIP has one: cudaError_t and CUresult both become
+hipError_t, cudaStream_t and CUstream hipStream_t, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH and
+..._HEIGHT both hipDeviceAttributeMaxTexture2DWidth... The merge sets are not a hand list: they are the
+CUDA names of the mapping tables that share a translation target (or a CUDA name next to its own HIP
+target in a mixed file). Where the user's code names two of a set, renaming can make
+
+- two overloads one signature (`name(cudaError_t)` + `name(CUresult)`): a redefinition;
+- two case labels of one switch one value: a duplicate case label.
+
+Both are compile errors. The fix keeps the first (in source order) and disables the later one, the same
+rule C++ applies to the merged value at run time: `#if 0` around the later definition (no HIP platform
+keeps the two types apart), the later case label commented out (labels never change control flow, so
+every other case behaves as before). When the disabled code does the same as the kept code after
+renaming, nothing changes (HIP213); otherwise the merged values now run the first one's code (HIP212).
+What cannot be disabled safely (member declarations in a class, code in macro bodies) is reported
+(HIP125/HIP126) and left for a human.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hipify_py.context import Context
+from hipify_py.edits import Edit
+from hipify_py.parser import Node
+from hipify_py.rules import RuleResult
+from hipify_py.rules.identifiers import replacement
+from hipify_py.source import newline_of
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
+_DECLARATOR_WRAPPERS = frozenset(
+    {"pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator"}
+)
+_FUNCTION_UNITS = frozenset({"function_definition", "field_declaration", "declaration"})
+_SCOPES = frozenset({"namespace_definition", "struct_specifier", "class_specifier", "union_specifier"})
+_COMMENT_NODES = frozenset({"comment"})
+# leaves the identifier rule renames (string contents and members are never renamed)
+_NAME_LEAVES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
+
+
+def merge_candidates(ctx: Context) -> tuple[dict[bytes, bytes], set[bytes]]:
+    """(CUDA name -> HIP name it becomes, HIP names that two different spellings of the file become).
+
+    Only names present in the file count, so a file without two members of one merge set costs one
+    identifier scan and a set intersection.
+    """
+    present = set(_IDENTIFIER.findall(ctx.source))
+    targets: dict[bytes, bytes] = {}
+    spellings: dict[bytes, set[bytes]] = defaultdict(set)
+    for name in present.intersection(ctx.tables.names):
+        entry = ctx.tables.names[name]
+        new, _ = replacement(entry, ctx.options)
+        if not new:
+            continue
+        target = new.encode()
+        targets[name] = target
+        spellings[target].add(name)
+    merged = {t for t, names in spellings.items() if len(names) > 1 or t in present}
+    return targets, merged
+
+
+def check_collisions(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    targets, merged = merge_candidates(ctx)
+    if not merged:
+        return result
+    hot = {n for n, t in targets.items() if t in merged} | merged
+    spots = [m.start() for m in _IDENTIFIER.finditer(ctx.source) if m.group() in hot]
+    renamer = _Renamer(ctx, targets)
+    _overloads(ctx, renamer, spots, result)
+    _case_labels(ctx, renamer, spots, result)
+    return result
+
+
+@dataclass(frozen=True)
+class _Renamer:
+    """Token text of a subtree after renaming (comments dropped), to compare code as hipcc will see it."""
+
+    ctx: Context
+    targets: dict[bytes, bytes]
+
+    def leaves(self, node: Node) -> Iterator[Node]:
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if cur.type in _COMMENT_NODES:
+                continue
+            if cur.child_count == 0:
+                yield cur
+            else:
+                stack.extend(reversed(cur.children))
+
+    def text(self, node: Node) -> bytes:
+        return self.ctx.source[node.start_byte : node.end_byte]
+
+    def tokens(self, node: Node, skip: frozenset[int] = frozenset()) -> tuple[bytes, ...]:
+        out = []
+        for leaf in self.leaves(node):
+            if leaf.start_byte in skip:
+                continue
+            text = self.text(leaf)
+            out.append(self.targets.get(text, text) if leaf.type in _NAME_LEAVES else text)
+        return tuple(out)
+
+    def original(self, node: Node, skip: frozenset[int] = frozenset()) -> tuple[bytes, ...]:
+        return tuple(self.text(leaf) for leaf in self.leaves(node) if leaf.start_byte not in skip)
+
+
+# -- overloads --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One function (or class template specialization) that may collide with another."""
+
+    node: Node  # what gets disabled: the definition, with its `template <...>` header
+    name: bytes
+    scope: tuple[bytes, ...]
+    renamed: tuple[bytes, ...]  # signature after renaming
+    original: tuple[bytes, ...]  # signature as written
+    body: Node | None
+    params: tuple[bytes, ...]  # parameter names, so bodies compare up to their renaming
+    in_class: bool
+
+
+def spell(tokens: tuple[bytes, ...]) -> str:
+    """Tokens as C++ text: a blank only between two word tokens (`const char*`, `f(hipError_t)`)."""
+    out = b""
+    for token in tokens:
+        if token == b"\0":
+            continue
+        if (
+            out
+            and token
+            and (out[-1:].isalnum() or out[-1:] == b"_")
+            and (token[:1].isalnum() or token[:1] == b"_")
+        ):
+            out += b" "
+        out += token
+    return out.decode(errors="replace")
+
+
+def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleResult) -> None:
+    units: dict[int, _Unit] = {}
+    for at in spots:
+        unit = _unit_at(ctx, renamer, at)
+        if unit is not None:
+            units.setdefault(unit.node.start_byte, unit)
+    if len(units) < 2:
+        return
+    groups: dict[tuple, list[_Unit]] = defaultdict(list)
+    for unit in sorted(units.values(), key=lambda u: u.node.start_byte):
+        groups[(unit.scope, unit.name, unit.renamed)].append(unit)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        kept: list[_Unit] = []
+        for unit in group:
+            first = next(
+                (k for k in kept if k.original != unit.original and not _exclusive(k.node, unit.node)), None
+            )
+            if first is None:
+                kept.append(unit)
+                continue
+            _report_overload(ctx, renamer, first, unit, result)
+
+
+def _report_overload(ctx: Context, renamer: _Renamer, first: _Unit, later: _Unit, result: RuleResult) -> None:
+    line = ctx.lines.line_col(first.node.start_byte)[0]
+    signature = spell(later.renamed)
+    was = spell(later.original)
+    declaration = first.body is None or later.body is None
+    if declaration and not (first.in_class and later.in_class):
+        return  # a function may be declared again at namespace scope: only two definitions collide
+    start, end = later.node.start_byte, later.node.end_byte
+    if not _can_wrap(ctx, later.node):
+        message = (
+            f"`{was}` becomes `{signature}` after renaming, like line {line}: a redefinition; keep one "
+            "of the two (HIP has a single type for both)"
+        )
+        result.diagnostics.append(ctx.diag("HIP125", start, end, message))
+        return
+    result.edits.extend(_disable(ctx, later.node, f"same signature as line {line} after renaming"))
+    if declaration:
+        message = (
+            f"member `{was}` becomes `{signature}` after renaming, like line {line}: disabled with #if 0; "
+            "calls now reach line {line}'s member (an out-of-line definition of this one collides too)"
+        ).replace("{line}", str(line))
+        result.diagnostics.append(ctx.diag("HIP212", start, end, message))
+    elif _same_body(renamer, first, later):
+        message = (
+            f"`{was}` becomes `{signature}` after renaming, like line {line}, and does the same: "
+            "disabled with #if 0"
+        )
+        result.diagnostics.append(ctx.diag("HIP213", start, end, message))
+    else:
+        message = (
+            f"`{was}` becomes `{signature}` after renaming, a redefinition of line {line}: disabled with "
+            f"#if 0; calls that reached this overload now run line {line}'s body, which differs"
+        )
+        result.diagnostics.append(ctx.diag("HIP212", start, end, message))
+
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
+
+
+def _can_wrap(ctx: Context, node: Node) -> bool:
+    """`#if 0` around the node keeps the file's conditionals balanced and covers no parse error."""
+    text = ctx.source[node.start_byte : node.end_byte]
+    if node.has_error:
+        return False
+    depth = 0
+    for m in _DIRECTIVE.finditer(text):
+        depth += -1 if m.group(1) == b"endif" else 1
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _unit_at(ctx: Context, renamer: _Renamer, at: int) -> _Unit | None:
+    """The function declarator/specialization whose signature holds the name at `at`."""
+    node = ctx.root.descendant_for_byte_range(at, at + 1)
+    declarator = None
+    cur = node
+    while cur is not None and cur.type not in (
+        "compound_statement",
+        "translation_unit",
+        "field_declaration_list",
+    ):
+        if (
+            cur.type == "parameter_list"
+            and cur.parent is not None
+            and cur.parent.type == "function_declarator"
+        ):
+            declarator = cur.parent
+            break
+        if (
+            cur.type == "template_argument_list"
+            and cur.parent is not None
+            and cur.parent.type == "template_type"
+        ):
+            return _specialization(ctx, renamer, cur.parent)
+        cur = cur.parent
+    if declarator is None:
+        return None
+    holder = declarator
+    while holder.parent is not None and holder.parent.type in _DECLARATOR_WRAPPERS | {"function_declarator"}:
+        holder = holder.parent
+    owner = holder.parent
+    if (
+        owner is None
+        or owner.type not in _FUNCTION_UNITS
+        or owner.child_by_field_name("declarator") != holder
+    ):
+        return None
+    if _skipped(ctx, owner):
+        return None
+    name_node = declarator.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters")
+    if name_node is None or params is None:
+        return None
+    skip, names = _parameter_names(params)
+    trailing = [c for c in declarator.children if c.start_byte >= params.end_byte]
+    unit_node = (
+        owner.parent if owner.parent is not None and owner.parent.type == "template_declaration" else owner
+    )
+    header = unit_node.child_by_field_name("parameters") if unit_node is not owner else None
+    signature_parts = [header, name_node, params, *trailing]
+    renamed: list[bytes] = []
+    original: list[bytes] = []
+    for part in signature_parts:
+        if part is None:
+            continue
+        renamed += [*renamer.tokens(part, skip), b"\0"]
+        original += [*renamer.original(part, skip), b"\0"]
+    body = owner.child_by_field_name("body") if owner.type == "function_definition" else None
+    in_class = owner.parent is not None and owner.parent.type == "field_declaration_list"
+    return _Unit(
+        node=unit_node,
+        name=b"".join(renamer.original(name_node)),
+        scope=_scope(ctx, unit_node),
+        renamed=tuple(renamed),
+        original=tuple(original),
+        body=body,
+        params=names,
+        in_class=in_class,
+    )
+
+
+def _specialization(ctx: Context, renamer: _Renamer, template_type: Node) -> _Unit | None:
+    """`template <> struct Traits<cudaStream_t> {...}` next to `Traits<CUstream>`."""
+    spec = template_type.parent
+    if spec is None or spec.type not in ("struct_specifier", "class_specifier", "union_specifier"):
+        return None
+    if spec.child_by_field_name("name") != template_type or spec.child_by_field_name("body") is None:
+        return None
+    holder = spec.parent
+    unit_node = holder if holder is not None and holder.type == "template_declaration" else None
+    if unit_node is None or _skipped(ctx, unit_node):
+        return None
+    header = unit_node.child_by_field_name("parameters")
+    parts = [p for p in (header, template_type) if p is not None]
+    renamed = tuple(t for p in parts for t in (*renamer.tokens(p), b"\0"))
+    original = tuple(t for p in parts for t in (*renamer.original(p), b"\0"))
+    name_node = template_type.child_by_field_name("name")
+    return _Unit(
+        node=unit_node,
+        name=renamer.text(name_node) if name_node is not None else b"",
+        scope=_scope(ctx, unit_node),
+        renamed=renamed,
+        original=original,
+        body=spec.child_by_field_name("body"),
+        params=(),
+        in_class=False,
+    )
+
+
+def _parameter_names(params: Node) -> tuple[frozenset[int], tuple[bytes, ...]]:
+    """Offsets of what does not belong to a signature (parameter names, default values, top-level
+    const/volatile), and the parameter names in order."""
+    skip: set[int] = set()
+    names: list[bytes] = []
+    for param in params.named_children:
+        if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        declarator = param.child_by_field_name("declarator")
+        plain = declarator is None or declarator.type == "identifier"
+        cur = declarator
+        while cur is not None and cur.type in _DECLARATOR_WRAPPERS:
+            inner = cur.child_by_field_name("declarator") or next(
+                (c for c in cur.named_children if c.type == "identifier"), None
+            )
+            cur = inner
+        if cur is not None and cur.type == "identifier":
+            skip.add(cur.start_byte)
+            names.append(cur.text or b"")
+        default = param.child_by_field_name("default_value")
+        if default is not None:
+            eq = default.prev_sibling
+            for leaf in _all_leaves(default):
+                skip.add(leaf.start_byte)
+            if eq is not None:
+                skip.add(eq.start_byte)
+        if plain:  # top-level cv-qualifiers are not part of a function's type
+            for child in param.children:
+                if child.type == "type_qualifier" and child.text in (b"const", b"volatile"):
+                    skip.update(leaf.start_byte for leaf in _all_leaves(child))
+    return frozenset(skip), tuple(names)
+
+
+def _all_leaves(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.child_count == 0:
+            yield cur
+        else:
+            stack.extend(cur.children)
+
+
+def _scope(ctx: Context, node: Node) -> tuple[bytes, ...]:
+    names: list[bytes] = []
+    cur = node.parent
+    while cur is not None:
+        if cur.type in _SCOPES:
+            name = cur.child_by_field_name("name")
+            names.append(b"" if name is None else ctx.source[name.start_byte : name.end_byte])
+            names.append(cur.type.encode())
+        cur = cur.parent
+    return tuple(reversed(names))
+
+
+def _arms(node: Node) -> dict[int, bool]:
+    """Preprocessor conditionals around `node`: directive offset -> True in the #else/#elif part."""
+    arms: dict[int, bool] = {}
+    child, cur = node, node.parent
+    while cur is not None:
+        if cur.type in _CONDITIONALS:
+            arms[cur.start_byte] = cur.child_by_field_name("alternative") == child
+        child, cur = cur, cur.parent
+    return arms
+
+
+def _exclusive(a: Node, b: Node) -> bool:
+    """Two nodes in different branches of one #if chain are never compiled together."""
+    arms_a, arms_b = _arms(a), _arms(b)
+    return any(at in arms_b and arms_b[at] != arm for at, arm in arms_a.items())
+
+
+def _skipped(ctx: Context, node: Node) -> bool:
+    """Code hipcc never compiles, or that the user keeps for HIP already."""
+    start = node.start_byte
+    if ctx.is_protected(start):
+        return True
+    return any(a <= start < b for a, b in ctx.branches.dead)
+
+
+def _same_body(renamer: _Renamer, first: _Unit, later: _Unit) -> bool:
+    if first.body is None or later.body is None or len(first.params) != len(later.params):
+        return False
+
+    def normalised(unit: _Unit) -> tuple[bytes, ...]:
+        assert unit.body is not None
+        positions = {name: b"\0p%d" % i for i, name in enumerate(unit.params)}
+        return tuple(positions.get(t, t) for t in renamer.tokens(unit.body))
+
+    return normalised(first) == normalised(later)
+
+
+def _line_bounds(source: bytes, start: int, end: int) -> tuple[int, int, bool, bool]:
+    """Line start before `start` and line end after `end`, and whether only blanks lie between."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    alone_before = not source[line_start:start].strip()
+    nl = source.find(b"\n", end)
+    line_end = len(source) if nl == -1 else nl + 1
+    alone_after = not source[end:line_end].strip()
+    return line_start, line_end, alone_before, alone_after
+
+
+def _disable(ctx: Context, node: Node, why: str) -> list[Edit]:
+    """`#if 0` ... `#endif` around a definition (insertions only: renames inside it still apply)."""
+    nl = newline_of(ctx.source)
+    line_start, line_end, alone_before, alone_after = _line_bounds(ctx.source, node.start_byte, node.end_byte)
+    opening = b"#if 0 // hipify-py: " + why.encode() + nl
+    before = (
+        Edit(line_start, line_start, opening)
+        if alone_before
+        else Edit(node.start_byte, node.start_byte, nl + opening)
+    )
+    if alone_after:
+        tail = b"" if ctx.source[line_end - 1 : line_end] == b"\n" else nl
+        after = Edit(line_end, line_end, tail + b"#endif" + nl)
+    else:
+        after = Edit(node.end_byte, node.end_byte, nl + b"#endif" + nl)
+    return [before, after]
+
+
+# -- case labels ------------------------------------------------------------------------------------
+
+
+def _case_labels(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleResult) -> None:
+    switches: dict[int, Node] = {}
+    for at in spots:
+        node = ctx.root.descendant_for_byte_range(at, at + 1)
+        cur = node
+        while cur is not None and cur.type not in (
+            "case_statement",
+            "compound_statement",
+            "translation_unit",
+        ):
+            cur = cur.parent
+        if cur is None or cur.type != "case_statement":
+            continue
+        value = cur.child_by_field_name("value")
+        if value is None or not (value.start_byte <= at < value.end_byte):
+            continue
+        switch = _switch_of(cur)
+        if switch is not None:
+            switches.setdefault(switch.start_byte, switch)
+    for switch in switches.values():
+        _duplicates_in(ctx, renamer, switch, result)
+
+
+def _switch_of(case: Node) -> Node | None:
+    cur = case.parent
+    while cur is not None and cur.type in _CONDITIONALS | {"preproc_else", "compound_statement"}:
+        if cur.type == "compound_statement":
+            parent = cur.parent
+            return parent if parent is not None and parent.type == "switch_statement" else None
+        cur = cur.parent
+    return None
+
+
+def _cases(switch: Node) -> Iterator[Node]:
+    """The case labels of this switch (not of switches nested in it), also inside #if arms."""
+    body = switch.child_by_field_name("body")
+    stack = list(reversed(body.named_children)) if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "case_statement":
+            yield node
+        elif node.type in _CONDITIONALS or node.type == "preproc_else":
+            stack.extend(reversed(node.named_children))
+
+
+def _duplicates_in(ctx: Context, renamer: _Renamer, switch: Node, result: RuleResult) -> None:
+    seen: dict[tuple[bytes, ...], list[Node]] = defaultdict(list)
+    for case in _cases(switch):
+        value = case.child_by_field_name("value")
+        if value is None or _skipped(ctx, case):
+            continue
+        renamed = renamer.tokens(value)
+        earlier = next(
+            (
+                c
+                for c in seen.get(renamed, ())
+                if renamer.original(c.child_by_field_name("value")) != renamer.original(value)
+                and not _exclusive(c, case)
+            ),
+            None,
+        )
+        seen[renamed].append(case)
+        if earlier is None:
+            continue
+        _report_case(ctx, renamer, earlier, case, value, result)
+
+
+def _label_end(case: Node) -> int:
+    colon = next((c for c in case.children if c.type == ":"), None)
+    return colon.end_byte if colon is not None else case.end_byte
+
+
+def _statements(renamer: _Renamer, case: Node) -> tuple[bytes, ...]:
+    """What runs from this label on until the next label (a label alone shares the next label's)."""
+    cur: Node | None = case
+    while cur is not None and cur.type == "case_statement":
+        stmts = [
+            c for c in cur.named_children if c != cur.child_by_field_name("value") and c.type != "comment"
+        ]
+        if stmts:
+            return tuple(t for s in stmts for t in renamer.tokens(s))
+        cur = cur.next_named_sibling
+    return ()
+
+
+def _report_case(
+    ctx: Context, renamer: _Renamer, earlier: Node, case: Node, value: Node, result: RuleResult
+) -> None:
+    line = ctx.lines.line_col(earlier.start_byte)[0]
+    label = spell(renamer.tokens(value))
+    was = spell(renamer.original(value))
+    start, end = case.start_byte, _label_end(case)
+    text = ctx.source[start:end]
+    if b"*/" in text or case.has_error:
+        result.diagnostics.append(
+            ctx.diag(
+                "HIP126",
+                start,
+                end,
+                f"`case {was}:` becomes `case {label}:` after renaming, like line {line}: remove one of them",
+            )
+        )
+        return
+    result.edits += [
+        Edit(start, start, b"/* hipify-py: duplicate after renaming: "),
+        Edit(end, end, b" */"),
+    ]
+    same = _statements(renamer, earlier) == _statements(renamer, case)
+    if same:
+        message = (
+            f"`case {was}:` becomes `case {label}:` after renaming, like line {line}, and runs the same "
+            "code: commented out"
+        )
+        result.diagnostics.append(ctx.diag("HIP213", start, end, message))
+    else:
+        message = (
+            f"`case {was}:` becomes `case {label}:` after renaming, like line {line}: commented out; "
+            f"the value now runs line {line}'s code, which differs from this case's"
+        )
+        result.diagnostics.append(ctx.diag("HIP212", start, end, message))

@@ -1,0 +1,499 @@
+"""User operators on CUDA vector types that HIP's vector types already define (HIP127, HIP212, HIP213).
+
+CUDA's float4/int2/... are plain structs, so code (the helper_math.h pattern) defines its own
+`operator+=(float4&, float4)`, `operator*(float3, float)`... HIP's vector types are classes with their own
+operators (facts in vector_ops_data.py). Outcomes, per user operator:
+
+- `+= -= *= /=` with the same vector type, `++`/`--`: HIP's members make every use ambiguous when the
+  user's operator is `__host__ __device__`. One that provably does what HIP's does (each component once,
+  `a.x += b.x; ...` or `a = make_float4(a.x + b.x, ...)`) is guarded with
+  `#if !defined(__HIP_PLATFORM_AMD__)` (HIP213: NVIDIA builds keep it, AMD uses HIP's); any other is an
+  error for a human (HIP127).
+- a vector-scalar operator (`float2 operator+(float2, float)`) that is not a plain broadcast
+  (`make_float2(a.x + s, a.y + s)`): calls with another scalar type now run HIP's broadcast (HIP212).
+- everything else (element-wise `float4 operator+(float4, float4)`, dot/cross, mixed vector types,
+  operators HIP lacks) compiles and keeps its meaning: the user's non-template operator wins over
+  HIP's templates for its exact operand types. Left as is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hipify_py.context import Context, Where
+from hipify_py.edits import Edit
+from hipify_py.parser import Node
+from hipify_py.rules import RuleResult
+from hipify_py.rules.vector_ops_data import (
+    AMBIGUOUS_COMPOUND,
+    AMBIGUOUS_STEP,
+    BROADCAST_BINARY,
+    BROADCAST_COMPOUND,
+    COMPONENTS,
+    FLOATING,
+    SCALAR_SPELLINGS,
+    VECTOR_TYPES,
+)
+from hipify_py.source import newline_of
+
+_OPERATOR = re.compile(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
+_VECTOR_NAME = re.compile(rb"\b(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b")
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
+_OWN_TYPE = re.compile(
+    rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
+)
+# namespace scope, also inside #if blocks and header guards (not a class: a member is another story)
+_SCOPE_OK = frozenset(
+    {
+        "translation_unit",
+        "declaration_list",
+        "linkage_specification",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+        "preproc_elifdef",
+    }
+)
+_KEYWORDS = frozenset(
+    {
+        b"inline",
+        b"static",
+        b"extern",
+        b"constexpr",
+        b"__forceinline__",
+        b"__inline__",
+        b"__noinline__",
+        b"__global__",
+    }
+)
+_COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})  # `s + a.x` is `a.x + s`, bit for bit (IEEE too)
+GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"
+
+
+@dataclass(frozen=True)
+class _Param:
+    type: bytes  # spelled without const/&: b"float4", b"float", b"unsigned int"
+    const: bool
+    ref: str  # "", "&" or "&&"
+    name: bytes
+
+
+@dataclass(frozen=True)
+class _Operator:
+    node: Node  # function_definition or declaration
+    op: str
+    params: tuple[_Param, ...]
+    returns: bytes  # return type spelled as text, `&` included
+    body: Node | None
+    qualifiers: frozenset[bytes] | None  # {__host__, __device__} after macro expansion; None: unknown macro
+
+
+def check_vector_operators(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    source = ctx.source
+    if b"operator" not in source or not _VECTOR_NAME.search(source):
+        return result
+    own = _own_types(source)
+    macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
+    guarded: list[tuple[Node, str]] = []
+    proven: set[tuple] = set()
+    declarations: list[tuple[_Operator, bytes]] = []
+    for op in _operators(ctx, macros):
+        vector = _vector_operand(op, own)
+        if vector is None:
+            continue
+        if _ambiguous_shape(op, vector):
+            if op.body is None:
+                declarations.append((op, vector))
+                continue
+            if _same_as_hip(op, vector):
+                guarded.append((op.node, f"HIP's {vector.decode()} defines operator{op.op}"))
+                proven.add(_signature(op))
+            elif op.qualifiers is None or {b"__host__", b"__device__"} <= op.qualifiers:
+                result.diagnostics.append(_ambiguous(ctx, op, vector))
+            continue
+        warning = _broadcast_change(op, vector)
+        if warning:
+            result.diagnostics.append(ctx.diag("HIP212", op.node.start_byte, op.node.end_byte, warning))
+    for op, vector in declarations:
+        if _signature(op) in proven:
+            guarded.append((op.node, f"HIP's {vector.decode()} defines operator{op.op}"))
+        elif op.qualifiers is None or {b"__host__", b"__device__"} <= op.qualifiers:
+            result.diagnostics.append(_ambiguous(ctx, op, vector))
+    for node, why in sorted(guarded, key=lambda g: g[0].start_byte):
+        message = (
+            f"{why} (element-wise, the same as this one): guarded with #if !defined(__HIP_PLATFORM_AMD__), "
+            "so AMD builds use HIP's and NVIDIA builds keep this one"
+        )
+        result.diagnostics.append(ctx.diag("HIP213", node.start_byte, node.end_byte, message))
+    result.edits.extend(_guard_edits(ctx, [g[0] for g in guarded]))
+    if guarded:
+        result.counts["vector_operators_guarded"] += len(guarded)
+    return result
+
+
+def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
+    message = (
+        f"operator{op.op} on {vector.decode()} is ambiguous with the member operator of HIP's "
+        f"{vector.decode()} at every use; it does not do what HIP's does (element-wise), so it is left: "
+        "turn it into a named function, or make it device-only"
+    )
+    return ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
+
+
+def _signature(op: _Operator) -> tuple:
+    return (op.op, tuple((p.type, p.const, p.ref) for p in op.params))
+
+
+def _own_types(source: bytes) -> frozenset[bytes]:
+    """Names the file declares as types itself (a user's own `struct float3` is not HIP's)."""
+    names = set()
+    for m in _OWN_TYPE.finditer(source):
+        names.update(g for g in m.groups() if g)
+    return frozenset(n for n in names if n in VECTOR_TYPES)
+
+
+def _operators(ctx: Context, macros: dict[bytes, bytes]) -> Iterator[_Operator]:
+    seen: set[int] = set()
+    for m in _OPERATOR.finditer(ctx.source):
+        if ctx.is_protected(m.start()) or ctx.classify(m.start(), m.start() + 8) != Where.CODE:
+            continue
+        node = ctx.root.descendant_for_byte_range(m.start(), m.start() + 8)
+        while node is not None and node.type != "operator_name":
+            node = node.parent if node.type not in ("translation_unit", "compound_statement") else None
+        if node is None or node.parent is None or node.parent.type != "function_declarator":
+            continue
+        declarator = node.parent
+        owner = declarator.parent
+        while owner is not None and owner.type in ("reference_declarator", "pointer_declarator"):
+            owner = owner.parent
+        if (
+            owner is None
+            or owner.type not in ("function_definition", "declaration")
+            or owner.start_byte in seen
+        ):
+            continue
+        if owner.parent is None or owner.parent.type not in _SCOPE_OK or _skipped(ctx, owner):
+            continue
+        seen.add(owner.start_byte)
+        parsed = _parse(ctx, owner, declarator, m.group(1).decode(), macros)
+        if parsed is not None:
+            yield parsed
+
+
+def _skipped(ctx: Context, node: Node) -> bool:
+    start = node.start_byte
+    return ctx.is_protected(start) or any(a <= start < b for a, b in ctx.branches.dead)
+
+
+def _parse(
+    ctx: Context, owner: Node, declarator: Node, op: str, macros: dict[bytes, bytes]
+) -> _Operator | None:
+    source = ctx.source
+    params_node = declarator.child_by_field_name("parameters")
+    if params_node is None:
+        return None
+    params = []
+    for p in params_node.named_children:
+        if p.type == "comment":
+            continue
+        if p.type != "parameter_declaration":
+            return None
+        parsed = _param(source, p)
+        if parsed is None:
+            return None
+        params.append(parsed)
+    head = source[owner.start_byte : declarator.start_byte]
+    body = owner.child_by_field_name("body") if owner.type == "function_definition" else None
+    return _Operator(
+        node=owner,
+        op=op,
+        params=tuple(params),
+        returns=_return_type(source, owner, declarator),
+        body=body,
+        qualifiers=_qualifiers(head, macros),
+    )
+
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _qualifiers(head: bytes, macros: dict[bytes, bytes], depth: int = 0) -> frozenset[bytes] | None:
+    """__host__/__device__ among the words before the declarator, expanding the file's own macros;
+    None when a macro from elsewhere (HOST_DEVICE, __hostdev__) may stand for them."""
+    found: set[bytes] = set()
+    for word in _WORD.findall(head):
+        if word in (b"__host__", b"__device__"):
+            found.add(word)
+        elif word in macros:
+            inner = _qualifiers(macros[word], macros, depth + 1) if depth < 4 else None
+            if inner is None:
+                return None
+            found |= inner
+        elif word not in _KEYWORDS and (word.isupper() or word.startswith(b"__")):
+            return None
+    return frozenset(found)
+
+
+def _return_type(source: bytes, owner: Node, declarator: Node) -> bytes:
+    type_node = owner.child_by_field_name("type")
+    text = b"" if type_node is None else source[type_node.start_byte : type_node.end_byte]
+    wrapper = declarator.parent
+    if wrapper is not None and wrapper.type == "reference_declarator":
+        text += b"&"
+    return text
+
+
+def _param(source: bytes, p: Node) -> _Param | None:
+    type_node = p.child_by_field_name("type")
+    if type_node is None:
+        return None
+    const = any(c.type == "type_qualifier" and c.text == b"const" for c in p.children)
+    declarator = p.child_by_field_name("declarator")
+    ref = ""
+    name = b""
+    cur = declarator
+    while cur is not None and cur.type != "identifier":
+        if cur.type == "reference_declarator":
+            ref = "&&" if b"&&" in source[cur.start_byte : cur.start_byte + 3] else "&"
+        elif cur.type != "reference_declarator":
+            return None  # pointers, arrays: not a vector operand
+        cur = cur.child_by_field_name("declarator") or next(
+            (c for c in cur.named_children if c.type in ("identifier", "reference_declarator")), None
+        )
+    if cur is not None:
+        name = source[cur.start_byte : cur.end_byte]
+    spelled = b" ".join(source[type_node.start_byte : type_node.end_byte].split())
+    if type_node.type == "qualified_identifier":
+        spelled = b"::" + spelled  # my::float3 is not HIP's float3
+    return _Param(type=spelled, const=const, ref=ref, name=name)
+
+
+def _vector_operand(op: _Operator, own: frozenset[bytes]) -> bytes | None:
+    """The HIP vector type this operator is about (its first vector operand)."""
+    for p in op.params:
+        if p.type in VECTOR_TYPES:
+            return None if p.type in own else p.type
+    return None
+
+
+def _by_value_or_const_ref(p: _Param, vector: bytes) -> bool:
+    return p.type == vector and (p.ref == "" or (p.ref == "&" and p.const))
+
+
+def _ambiguous_shape(op: _Operator, vector: bytes) -> bool:
+    """Operands that HIP's non-template member operator matches equally well."""
+    if not op.params or op.params[0].type != vector or op.params[0].ref != "&" or op.params[0].const:
+        return False
+    if op.op in AMBIGUOUS_COMPOUND:
+        return len(op.params) == 2 and _by_value_or_const_ref(op.params[1], vector)
+    if op.op in AMBIGUOUS_STEP:
+        return len(op.params) == 1 or (len(op.params) == 2 and op.params[1].type == b"int")
+    return False
+
+
+# -- proving that the user's operator does what HIP's does ---------------------------------------
+
+
+def _member(name: bytes, component: str) -> tuple[bytes, ...]:
+    return (name, b".", component.encode())
+
+
+def _makes(vector: bytes, parts: list[tuple[bytes, ...]]) -> list[tuple[bytes, ...]]:
+    """The spellings of a vector built from `parts`: make_float4(...), {...}, float4{...}."""
+    inner: list[bytes] = []
+    for i, part in enumerate(parts):
+        if i:
+            inner.append(b",")
+        inner.extend(part)
+    return [
+        (b"make_" + vector, b"(", *inner, b")"),
+        (b"{", *inner, b"}"),
+        (vector, b"{", *inner, b"}"),
+    ]
+
+
+def _same_as_hip(op: _Operator, vector: bytes) -> bool:
+    """Each component updated exactly once the way HIP's member does it; `return a;` allowed."""
+    assert op.body is not None
+    scalar, n = VECTOR_TYPES[vector]
+    if op.op in ("/=",) and scalar not in FLOATING:
+        return False  # integer division: HIP's traps/behaves per lane as the user's does, but keep it simple
+    a = op.params[0].name
+    comps = COMPONENTS[:n]
+    stmts = _statements_of(op)
+    returns_ok = op.returns in (b"void",) or op.returns.replace(b" ", b"") == vector + b"&"
+    if stmts and stmts[-1] == (b"return", a, b";"):
+        stmts = stmts[:-1]
+        returns_ok = op.returns.replace(b" ", b"") in (vector, vector + b"&")
+    if not returns_ok or not a:
+        return False
+    if op.op in AMBIGUOUS_STEP:
+        if len(op.params) != 1:
+            return False  # postfix: HIP's returns the old value; not worth proving
+        sign = op.op
+        forms = [
+            {(sign.encode(), *_member(a, c), b";") for c in comps},
+            {(*_member(a, c), sign.encode(), b";") for c in comps},
+            {(*_member(a, c), sign[0].encode() + b"=", b"1", b";") for c in comps},
+        ]
+        return len(stmts) == n and any(set(stmts) == form for form in forms)
+    b = op.params[1].name
+    if not b:
+        return False
+    arith = op.op[0].encode()
+    compound = {(*_member(a, c), op.op.encode(), *_member(b, c), b";") for c in comps}
+    spelled = {(*_member(a, c), b"=", *_member(a, c), arith, *_member(b, c), b";") for c in comps}
+    if len(stmts) == n and len(set(stmts)) == n and set(stmts) <= compound | spelled:
+        return True
+    built = _makes(vector, [(*_member(a, c), arith, *_member(b, c)) for c in comps])
+    return len(stmts) == 1 and any(stmts[0] == (a, b"=", *form, b";") for form in built)
+
+
+def _statements_of(op: _Operator) -> list[tuple[bytes, ...]]:
+    assert op.body is not None
+    node = op.body
+    source = node.text or b""
+    base = node.start_byte
+    out = []
+    for stmt in node.named_children:
+        if stmt.type == "comment":
+            continue
+        out.append(_tokens_relative(source, base, stmt))
+    return out
+
+
+def _tokens_relative(source: bytes, base: int, node: Node) -> tuple[bytes, ...]:
+    leaves: list[bytes] = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "comment":
+            continue
+        if cur.child_count == 0:
+            leaves.append(source[cur.start_byte - base : cur.end_byte - base])
+        else:
+            stack.extend(reversed(cur.children))
+    return tuple(leaves)
+
+
+def _broadcast_change(op: _Operator, vector: bytes) -> str | None:
+    """A vector-scalar operator that is not a broadcast: calls with other scalar types change meaning."""
+    if len(op.params) != 2:
+        return None
+    first, second = op.params
+    compound = op.op in BROADCAST_COMPOUND
+    if not compound and op.op not in BROADCAST_BINARY:
+        return None
+    if compound:
+        if first.type != vector or first.ref != "&" or not _scalar(second) or second.ref == "&&":
+            return None
+        scalar_param, vector_first = second, True
+    elif first.type == vector and first.ref != "&&" and _scalar(second):
+        scalar_param, vector_first = second, True
+    elif second.type == vector and _scalar(first):
+        scalar_param, vector_first = first, False
+    else:
+        return None
+    if scalar_param.ref == "&" and not scalar_param.const:
+        return None  # `float&` only binds float lvalues; HIP's template takes the rest, as before
+    component, _ = VECTOR_TYPES[vector]
+    scalar = SCALAR_SPELLINGS[scalar_param.type.decode()]
+    same_type = scalar == component or _type_free(op.op, component, scalar)
+    if same_type and op.body is not None and _is_broadcast(op, vector, vector_first, compound):
+        return None
+    what = "is not a plain broadcast" if same_type else f"takes {scalar_param.type.decode()}, not {component}"
+    shape = (
+        f"{vector.decode()} {op.op} {scalar_param.type.decode()}"
+        if vector_first
+        else f"{scalar_param.type.decode()} {op.op} {vector.decode()}"
+    )
+    return (
+        f"operator{op.op} ({shape}) {what}: HIP's {vector.decode()} has a template operator{op.op} for any "
+        "scalar that applies the scalar to every component, and it wins wherever the scalar argument is "
+        f"not exactly {scalar_param.type.decode()} (an int or double literal): those calls change meaning; "
+        "cast the scalar or give this operator a name"
+    )
+
+
+def _type_free(op: str, component: str, scalar: str) -> bool:
+    """Whether converting the scalar to the component type first (as HIP does) gives the same result:
+    shifts always; + - * and bitwise operators on integers (arithmetic modulo 2^n); never with
+    floating-point (rounding) or / and % (truncation differs)."""
+    if op.rstrip("=") in ("<<", ">>"):
+        return True
+    integral = component not in FLOATING and scalar not in FLOATING
+    return integral and op.rstrip("=") in ("+", "-", "*", "&", "|", "^")
+
+
+def _scalar(p: _Param) -> bool:
+    return p.type.decode(errors="replace") in SCALAR_SPELLINGS
+
+
+def _is_broadcast(op: _Operator, vector: bytes, vector_first: bool, compound: bool) -> bool:
+    _, n = VECTOR_TYPES[vector]
+    comps = COMPONENTS[:n]
+    v = op.params[0 if vector_first else 1].name
+    s = op.params[1 if vector_first else 0].name
+    if not v or not s:
+        return False
+    stmts = _statements_of(op)
+    arith = op.op[0].encode() if compound else op.op.encode()
+    if compound:
+        if stmts and stmts[-1] == (b"return", v, b";"):
+            stmts = stmts[:-1]
+        expected = {(*_member(v, c), op.op.encode(), s, b";") for c in comps}
+        return len(stmts) == n and set(stmts) == expected
+    orders = [vector_first, not vector_first] if op.op in _COMMUTATIVE else [vector_first]
+    for v_first in orders:
+        parts = [(*_member(v, c), arith, s) if v_first else (s, arith, *_member(v, c)) for c in comps]
+        if len(stmts) == 1 and any(stmts[0] == (b"return", *form, b";") for form in _makes(vector, parts)):
+            return True
+    return False
+
+
+# -- edits ------------------------------------------------------------------------------------------
+
+
+def _guard_edits(ctx: Context, nodes: list[Node]) -> list[Edit]:
+    """One `#if !defined(__HIP_PLATFORM_AMD__)` block around each run of adjacent guarded operators."""
+    if not nodes:
+        return []
+    source = ctx.source
+    nl = newline_of(source)
+    runs: list[list[Node]] = []
+    for node in nodes:
+        if runs and not _only_blank_or_comments(ctx, runs[-1][-1].end_byte, node.start_byte):
+            runs.append([node])
+        elif runs:
+            runs[-1].append(node)
+        else:
+            runs.append([node])
+    edits = []
+    for run in runs:
+        start, end = run[0].start_byte, run[-1].end_byte
+        line_start = source.rfind(b"\n", 0, start) + 1
+        opening = GUARD + b" // hipify-py: HIP's vector types define these operators" + nl
+        if source[line_start:start].strip():
+            edits.append(Edit(start, start, nl + opening))
+        else:
+            edits.append(Edit(line_start, line_start, opening))
+        eol = source.find(b"\n", end)
+        line_end = len(source) if eol == -1 else eol + 1
+        if source[end:line_end].strip():
+            edits.append(Edit(end, end, nl + b"#endif" + nl))
+        else:
+            tail = b"" if source[line_end - 1 : line_end] == b"\n" else nl
+            edits.append(Edit(line_end, line_end, tail + b"#endif" + nl))
+    return edits
+
+
+def _only_blank_or_comments(ctx: Context, start: int, end: int) -> bool:
+    gap = ctx.source[start:end]
+    if not gap.strip():
+        return True
+    stripped = re.sub(rb"//[^\n]*|/\*.*?\*/", b"", gap, flags=re.S)
+    return not stripped.strip()

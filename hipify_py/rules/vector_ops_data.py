@@ -1,0 +1,78 @@
+"""Facts about the operators HIP defines on its vector types (float4, int2, uchar4, ...).
+
+Source: hip/amd_detail/amd_hip_vector_types.h (HIP 5.2, unchanged in the ROCm 6.x headers), checked by
+compiling with hipcc: scripts/probe_vector_ops.py (run by tests/test_vector_ops.py where hipcc exists).
+
+Each vector type is `HIP_vector_type<T, n>`. It has
+- non-template member operators `+= -= *= /=` taking the same vector type, and `++`/`--` (prefix and
+  postfix): a user's `__host__ __device__` free operator with the same operands is an equally good
+  match, so every use is ambiguous (error: use of overloaded operator is ambiguous);
+- free function templates for `+ - * / % ^ | & << >>` (vector op vector, vector op any scalar, any
+  scalar op vector) and member templates `+= -= *= /=` taking any scalar convertible to T: the scalar
+  is broadcast to every component. A user's non-template operator still wins for its exact operand
+  types, but a call with another scalar type (an int or double for a float vector) now picks HIP's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+# CUDA/HIP vector type base name -> component type (`char1..4` hold signed char in both).
+_BASES: Mapping[str, str] = {
+    "char": "signed char",
+    "uchar": "unsigned char",
+    "short": "short",
+    "ushort": "unsigned short",
+    "int": "int",
+    "uint": "unsigned int",
+    "long": "long",
+    "ulong": "unsigned long",
+    "longlong": "long long",
+    "ulonglong": "unsigned long long",
+    "float": "float",
+    "double": "double",
+}
+COMPONENTS = ("x", "y", "z", "w")
+
+# vector type -> (component type, number of components)
+VECTOR_TYPES: Mapping[bytes, tuple[str, int]] = MappingProxyType(
+    {f"{base}{n}".encode(): (scalar, n) for base, scalar in _BASES.items() for n in (1, 2, 3, 4)}
+)
+FLOATING = frozenset({"float", "double"})
+
+# Member operators (not templates) that a user's host+device free operator makes ambiguous.
+AMBIGUOUS_COMPOUND = frozenset({"+=", "-=", "*=", "/="})  # with an operand of the same vector type
+AMBIGUOUS_STEP = frozenset({"++", "--"})  # prefix `(T&)` and postfix `(T&, int)`
+
+# Operators HIP defines as templates with a broadcast scalar operand (any scalar type U).
+BROADCAST_BINARY = frozenset({"+", "-", "*", "/", "%", "^", "|", "&", "<<", ">>"})
+BROADCAST_COMPOUND = frozenset({"+=", "-=", "*=", "/="})  # member templates, U convertible to T
+
+# Spellings of arithmetic scalar types in a parameter (after dropping const/&).
+SCALAR_SPELLINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "float": "float",
+        "double": "double",
+        "int": "int",
+        "signed": "int",
+        "signed int": "int",
+        "unsigned": "unsigned int",
+        "unsigned int": "unsigned int",
+        "uint": "unsigned int",
+        "char": "char",
+        "signed char": "signed char",
+        "unsigned char": "unsigned char",
+        "uchar": "unsigned char",
+        "short": "short",
+        "short int": "short",
+        "unsigned short": "unsigned short",
+        "ushort": "unsigned short",
+        "long": "long",
+        "long int": "long",
+        "unsigned long": "unsigned long",
+        "long long": "long long",
+        "unsigned long long": "unsigned long long",
+        "size_t": "unsigned long",
+    }
+)

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Probe which user operators on HIP vector types the installed hipcc rejects as ambiguous.
+
+Usage: probe_vector_ops.py [--hipcc PATH] [--check] [--keep FILE]
+
+Writes one translation unit: for every vector type (float1..double4, int2, uchar4, ...) and operator
+(`+ - * /` and, for integer types, `% & | ^ << >>`; binary with vector/scalar operands, compound
+assignment, unary minus, ++, ==), a user's `__host__ __device__` free operator and one use of it in a
+kernel. hipcc then says which uses are ambiguous against HIP's own operators. The result, per
+operator, is what hipify_py/rules/vector_ops_data.py states (AMBIGUOUS_COMPOUND, AMBIGUOUS_STEP);
+`--check` exits 1 when the installed HIP disagrees with that table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # why: the facts under test live in the package
+
+from hipify_py.rules.vector_ops_data import (  # noqa: E402
+    AMBIGUOUS_COMPOUND,
+    AMBIGUOUS_STEP,
+    COMPONENTS,
+    FLOATING,
+    VECTOR_TYPES,
+)
+
+# One type per component type and size class is enough to see the pattern; all sizes for float.
+PROBED = (
+    "float1",
+    "float2",
+    "float3",
+    "float4",
+    "double2",
+    "int2",
+    "int3",
+    "uint4",
+    "uchar4",
+    "short2",
+    "longlong2",
+)
+
+
+def _make(vector: str, n: int, expr: str) -> str:
+    return f"make_{vector}(" + ", ".join(expr.format(c=c) for c in COMPONENTS[:n]) + ")"
+
+
+def probe_source() -> tuple[str, dict[int, str]]:
+    """The probe TU and, per line of a use, the `form` it exercises (e.g. `+= vector`)."""
+    defs: list[str] = ["#include <hip/hip_runtime.h>"]
+    uses: list[tuple[str, str]] = []
+    hd = "inline __host__ __device__"
+    for vector in PROBED:
+        scalar, n = VECTOR_TYPES[vector.encode()]
+        ops = ["+", "-", "*", "/"] + ([] if scalar in FLOATING else ["%", "&", "|", "^", "<<", ">>"])
+        for op in ops:
+            made = _make(vector, n, "a.{c} " + op + " b.{c}")
+            defs.append(f"{hd} {vector} operator{op}({vector} a, {vector} b) {{ return {made}; }}")
+            uses.append((f"{op} vector", f"{{ {vector} a{{}}, b{{}}; {vector} r = a {op} b; (void)r; }}"))
+            made = _make(vector, n, "a.{c} " + op + " s")
+            defs.append(f"{hd} {vector} operator{op}({vector} a, {scalar} s) {{ return {made}; }}")
+            uses.append(
+                (f"{op} scalar", f"{{ {vector} a{{}}; {scalar} s{{}}; {vector} r = a {op} s; (void)r; }}")
+            )
+            body = " ".join(f"a.{c} {op}= b.{c};" for c in COMPONENTS[:n])
+            defs.append(f"{hd} void operator{op}=({vector} &a, {vector} b) {{ {body} }}")
+            uses.append((f"{op}= vector", f"{{ {vector} a{{}}, b{{}}; a {op}= b; }}"))
+            body = " ".join(f"a.{c} {op}= s;" for c in COMPONENTS[:n])
+            defs.append(f"{hd} void operator{op}=({vector} &a, {scalar} s) {{ {body} }}")
+            uses.append((f"{op}= scalar", f"{{ {vector} a{{}}; {scalar} s{{}}; a {op}= s; }}"))
+        if not scalar.startswith("unsigned"):
+            defs.append(f"{hd} {vector} operator-({vector} a) {{ return {_make(vector, n, '-a.{c}')}; }}")
+            uses.append(("- unary", f"{{ {vector} a{{}}; {vector} r = -a; (void)r; }}"))
+        defs.append(f"{hd} bool operator==({vector} a, {vector} b) {{ return a.x == b.x; }}")
+        uses.append(("== vector", f"{{ {vector} a{{}}, b{{}}; bool r = a == b; (void)r; }}"))
+        for step in ("++", "--"):
+            defs.append(f"{hd} {vector}& operator{step}({vector} &a) {{ {step}a.x; return a; }}")
+            uses.append((f"{step} prefix", f"{{ {vector} a{{}}; {step}a; }}"))
+            defs.append(
+                f"{hd} {vector} operator{step}({vector} &a, int) {{ {vector} t = a; {step}a.x; return t; }}"
+            )
+            uses.append((f"{step} postfix", f"{{ {vector} a{{}}; a{step}; }}"))
+    lines = [*defs, "__global__ void probe() {"]
+    forms: dict[int, str] = {}
+    for form, use in uses:
+        lines.append(use)
+        forms[len(lines)] = form
+    lines.append("}")
+    return "\n".join(lines) + "\n", forms
+
+
+def ambiguous_forms(hipcc: str, keep: Path | None = None) -> dict[str, bool]:
+    """form -> whether hipcc found any use of it ambiguous."""
+    text, forms = probe_source()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.hip"
+        src.write_text(text)
+        if keep is not None:
+            keep.write_text(text)
+        proc = subprocess.run(
+            [
+                hipcc,
+                "--offload-arch=gfx90a",
+                "-std=c++17",
+                "-fsyntax-only",
+                "-ferror-limit=0",
+                "-x",
+                "hip",
+                str(src),
+            ],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, HIP_PLATFORM="amd"),
+            timeout=600,
+        )
+    bad_lines = {
+        int(m.group(1)) for m in re.finditer(r"probe\.hip:(\d+):\d+: error: [^\n]*ambiguous", proc.stderr)
+    }
+    other = re.findall(r"probe\.hip:\d+:\d+: error: (?![^\n]*ambiguous)[^\n]*", proc.stderr)
+    if other:
+        raise RuntimeError("probe has errors other than ambiguity:\n" + "\n".join(other[:10]))
+    result: dict[str, bool] = {}
+    for line, form in forms.items():
+        result[form] = result.get(form, False) or line in bad_lines
+    return result
+
+
+def expected(form: str) -> bool:
+    op, kind = form.split(" ")
+    if kind in ("prefix", "postfix"):
+        return op in AMBIGUOUS_STEP
+    return kind == "vector" and op in AMBIGUOUS_COMPOUND
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hipcc", default=shutil.which("hipcc") or "hipcc")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the table disagrees")
+    parser.add_argument("--keep", type=Path, help="also write the probe source here")
+    args = parser.parse_args(argv)
+    found = ambiguous_forms(args.hipcc, args.keep)
+    disagree = []
+    for form in sorted(found):
+        mark = "ambiguous" if found[form] else "fine"
+        print(f"{form:14} {mark}")
+        if found[form] != expected(form):
+            disagree.append(form)
+    if disagree:
+        print(f"vector_ops_data.py disagrees with this HIP for: {', '.join(disagree)}", file=sys.stderr)
+        return 1 if args.check else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
