@@ -61,6 +61,8 @@ COMPILED_TOPICS = (
     "calls_roc",
     "cxx",
     "false_alarms",
+    "collisions",
+    "vector_ops",
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {
@@ -77,6 +79,7 @@ NOT_COMPILABLE = {
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
     "calls_roc/miopen.hip": "MIOpen is not packaged in Debian",
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
+    "collisions/unfixable.hip": "collisions the tool reports (HIP125/HIP126) but cannot edit safely",
 }
 FIXTURE_OUTPUTS = sorted(
     p

@@ -124,6 +124,8 @@ class _Unit:
     scope: tuple[bytes, ...]
     renamed: tuple[bytes, ...]  # signature after renaming
     original: tuple[bytes, ...]  # signature as written
+    shown: str  # how messages name it: `errorName(CUresult)`, `Handle<CUstream>`
+    shown_hip: str  # and after renaming
     body: Node | None
     params: tuple[bytes, ...]  # parameter names, so bodies compare up to their renaming
     in_class: bool
@@ -173,8 +175,8 @@ def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleRe
 
 def _report_overload(ctx: Context, renamer: _Renamer, first: _Unit, later: _Unit, result: RuleResult) -> None:
     line = ctx.lines.line_col(first.node.start_byte)[0]
-    signature = spell(later.renamed)
-    was = spell(later.original)
+    signature = later.shown_hip
+    was = later.shown
     declaration = first.body is None or later.body is None
     if declaration and not (first.in_class and later.in_class):
         return  # a function may be declared again at namespace scope: only two definitions collide
@@ -281,12 +283,17 @@ def _unit_at(ctx: Context, renamer: _Renamer, at: int) -> _Unit | None:
         original += [*renamer.original(part, skip), b"\0"]
     body = owner.child_by_field_name("body") if owner.type == "function_definition" else None
     in_class = owner.parent is not None and owner.parent.type == "field_declaration_list"
+    parts = (name_node, params, *trailing)
+    shown = spell(tuple(t for p in parts for t in renamer.original(p, skip)))
+    shown_hip = spell(tuple(t for p in parts for t in renamer.tokens(p, skip)))
     return _Unit(
         node=unit_node,
         name=b"".join(renamer.original(name_node)),
         scope=_scope(ctx, unit_node),
         renamed=tuple(renamed),
         original=tuple(original),
+        shown=shown,
+        shown_hip=shown_hip,
         body=body,
         params=names,
         in_class=in_class,
@@ -315,6 +322,8 @@ def _specialization(ctx: Context, renamer: _Renamer, template_type: Node) -> _Un
         scope=_scope(ctx, unit_node),
         renamed=renamed,
         original=original,
+        shown=spell(renamer.original(template_type)),
+        shown_hip=spell(renamer.tokens(template_type)),
         body=spec.child_by_field_name("body"),
         params=(),
         in_class=False,

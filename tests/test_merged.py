@@ -1,0 +1,139 @@
+"""Merged CUDA types/enumerators (collisions.py) and user operators on vector types (vector_ops.py).
+
+The fixture pairs (tests/fixtures/collisions, tests/fixtures/vector_ops) pin the edits; here the
+promises behind them are checked with the real compiler: without the rules the outputs do not compile,
+the operator forms the rule calls ambiguous are the ones hipcc rejects, and a non-broadcast scalar
+operator really loses calls with other scalar types to HIP's template.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fixture_cases import FIXTURES, _options
+
+import hipify_py.translate as translate_module
+from hipify_py.context import Context
+from hipify_py.options import Options
+from hipify_py.parser import parse
+from hipify_py.rules.collisions import check_collisions, merge_candidates
+from hipify_py.rules.vector_ops import check_vector_operators
+from hipify_py.translate import default_tables, translate
+
+HIPCC = shutil.which("hipcc")
+REPO = Path(__file__).resolve().parent.parent
+needs_hipcc = pytest.mark.skipif(
+    HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)"
+)
+
+
+def _ctx(source: bytes) -> Context:
+    return Context(source=source, tree=parse(source), tables=default_tables(), options=Options())
+
+
+def test_merge_sets_come_from_the_tables() -> None:
+    _, merged = merge_candidates(_ctx(b"void f(cudaError_t); void f(CUresult);"))
+    assert merged == {b"hipError_t"}
+    _, merged = merge_candidates(_ctx(b"void f(cudaStream_t); void g(hipStream_t);"))
+    assert merged == {b"hipStream_t"}  # a CUDA name next to its own HIP target (half-ported file)
+    _, merged = merge_candidates(_ctx(b"void f(cudaError_t); void f(cudaStream_t);"))
+    assert merged == set()
+    # within one CUDA enum: two attributes HIP does not tell apart
+    src = (
+        b"int a = CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH + CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT;"
+    )
+    _, merged = merge_candidates(_ctx(src))
+    assert merged == {b"hipDeviceAttributeMaxSurface2D"}
+
+
+def test_a_comment_naming_both_is_not_a_collision() -> None:
+    src = b'#include <cuda.h>\n// f(cudaError_t) and f(CUresult)\nconst char* s = "cudaError_t CUresult";\n'
+    assert translate(src, Options(hip_version="5.2")).diagnostics == []
+
+
+def _compile(path: Path) -> subprocess.CompletedProcess[str]:
+    assert HIPCC is not None, "CI must have hipcc"
+    return subprocess.run(
+        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+    )
+
+
+def _without(rule: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = translate_module.translation_rules()
+    monkeypatch.setattr(
+        translate_module, "translation_rules", lambda: tuple(r for r in rules if r is not rule)
+    )
+
+
+@needs_hipcc
+@pytest.mark.parametrize(
+    ("fixture", "rule", "error"),
+    [
+        ("collisions/error_names.cu", check_collisions, "redefinition of 'errorName'"),
+        ("collisions/same_bodies.cu", check_collisions, "redefinition of 'destroy'"),
+        ("collisions/attributes.cu", check_collisions, "duplicate case value"),
+        ("vector_ops/helper_math.cu", check_vector_operators, "is ambiguous"),
+    ],
+)
+def test_without_the_rule_the_output_does_not_compile(
+    fixture: str, rule: object, error: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = FIXTURES / fixture
+    _without(rule, monkeypatch)
+    out = tmp_path / "unfixed.hip"
+    out.write_bytes(translate(source.read_bytes(), _options(source.parent)).text)
+    proc = _compile(out)
+    assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-3000:]
+
+
+@needs_hipcc
+def test_ambiguous_operator_fails_where_used(tmp_path: Path) -> None:
+    """HIP127 is a promise: the complex `*=` left in not_hips.hip does not compile once used."""
+    out = tmp_path / "use.hip"
+    text = (FIXTURES / "vector_ops/not_hips.hip").read_text()
+    out.write_text(text + "\n__global__ void mul(float2 *z) { z[0] *= z[1]; }\n")
+    proc = _compile(out)
+    assert proc.returncode != 0 and "is ambiguous" in proc.stderr, proc.stderr[-3000:]
+
+
+@needs_hipcc
+def test_vector_operator_facts_match_the_installed_hip() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/probe_vector_ops.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@needs_hipcc
+def test_non_broadcast_scalar_operator_loses_other_scalars_to_hip(tmp_path: Path) -> None:
+    """HIP212's claim: `float2 + int` runs HIP's broadcast, not the user's (float2, float) operator."""
+    src = tmp_path / "broadcast.hip"
+    src.write_text(
+        "#include <hip/hip_runtime.h>\n#include <cstdio>\n"
+        "inline __host__ __device__ float2 operator+(float2 a, float b)\n"
+        "{ return make_float2(a.x + b, a.y); }\n"
+        "int main() { float2 a = make_float2(1, 1); float2 f = a + 1.0f, i = a + 1;\n"
+        '  std::printf("%g %g %g %g\\n", f.x, f.y, i.x, i.y); return 0; }\n'
+    )
+    exe = tmp_path / "broadcast"
+    assert HIPCC is not None
+    build = subprocess.run(
+        [HIPCC, "--offload-arch=gfx90a", str(src), "-o", str(exe)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.stdout.split() == ["2", "1", "2", "2"]  # the int call added to both components
