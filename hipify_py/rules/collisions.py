@@ -50,10 +50,12 @@ def merge_candidates(ctx: Context) -> tuple[dict[bytes, bytes], set[bytes]]:
     Only names present in the file count, so a file without two members of one merge set costs one
     identifier scan and a set intersection.
     """
-    present = set(_IDENTIFIER.findall(ctx.source))
+    present = ctx.identifiers
     targets: dict[bytes, bytes] = {}
     spellings: dict[bytes, set[bytes]] = defaultdict(set)
-    for name in present.intersection(ctx.tables.names):
+    for name in ctx.tables.candidates.keys & present:
+        if name not in ctx.tables.names:
+            continue  # a renamed namespace (cub)
         entry = ctx.tables.names[name]
         new, _ = replacement(entry, ctx.options)
         if not new:

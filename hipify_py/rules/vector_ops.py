@@ -39,7 +39,6 @@ from hipify_py.rules.vector_ops_data import (
 from hipify_py.source import newline_of
 
 _OPERATOR = re.compile(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
-_VECTOR_NAME = re.compile(rb"\b(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b")
 _MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
 _OWN_TYPE = re.compile(
     rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
@@ -88,13 +87,14 @@ class _Operator:
     params: tuple[_Param, ...]
     returns: bytes  # return type spelled as text, `&` included
     body: Node | None
+    stmts: tuple[tuple[bytes, ...], ...] | None  # the body's statements as tokens, when short
     qualifiers: frozenset[bytes] | None  # {__host__, __device__} after macro expansion; None: unknown macro
 
 
 def check_vector_operators(ctx: Context) -> RuleResult:
     result = RuleResult()
     source = ctx.source
-    if b"operator" not in source or not _VECTOR_NAME.search(source):
+    if b"operator" not in source or not (ctx.identifiers & VECTOR_TYPES.keys()):
         return result
     own = _own_types(source)
     macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
@@ -214,6 +214,7 @@ def _parse(
         params=tuple(params),
         returns=_return_type(source, owner, declarator),
         body=body,
+        stmts=_statements(source, body),
         qualifiers=_qualifiers(head, macros),
     )
 
@@ -324,7 +325,9 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
         return False  # integer division: HIP's traps/behaves per lane as the user's does, but keep it simple
     a = op.params[0].name
     comps = COMPONENTS[:n]
-    stmts = _statements_of(op)
+    if op.stmts is None:
+        return False
+    stmts = list(op.stmts)
     returns_ok = op.returns in (b"void",) or op.returns.replace(b" ", b"") == vector + b"&"
     if stmts and stmts[-1] == (b"return", a, b";"):
         stmts = stmts[:-1]
@@ -353,31 +356,26 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
     return len(stmts) == 1 and any(stmts[0] == (a, b"=", *form, b";") for form in built)
 
 
-def _statements_of(op: _Operator) -> list[tuple[bytes, ...]]:
-    assert op.body is not None
-    node = op.body
-    source = node.text or b""
-    base = node.start_byte
+def _statements(source: bytes, body: Node | None) -> tuple[tuple[bytes, ...], ...] | None:
+    """Token texts of each statement of a short body (at most 4 components + `return`); None otherwise."""
+    if body is None or body.named_child_count > 6:
+        return None
     out = []
-    for stmt in node.named_children:
+    for stmt in body.named_children:
         if stmt.type == "comment":
             continue
-        out.append(_tokens_relative(source, base, stmt))
-    return out
-
-
-def _tokens_relative(source: bytes, base: int, node: Node) -> tuple[bytes, ...]:
-    leaves: list[bytes] = []
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if cur.type == "comment":
-            continue
-        if cur.child_count == 0:
-            leaves.append(source[cur.start_byte - base : cur.end_byte - base])
-        else:
-            stack.extend(reversed(cur.children))
-    return tuple(leaves)
+        leaves: list[bytes] = []
+        stack = [stmt]
+        while stack:
+            cur = stack.pop()
+            if cur.type == "comment":
+                continue
+            if cur.child_count == 0:
+                leaves.append(source[cur.start_byte : cur.end_byte])
+            else:
+                stack.extend(reversed(cur.children))
+        out.append(tuple(leaves))
+    return tuple(out)
 
 
 def _broadcast_change(op: _Operator, vector: bytes) -> str | None:
@@ -440,7 +438,9 @@ def _is_broadcast(op: _Operator, vector: bytes, vector_first: bool, compound: bo
     s = op.params[1 if vector_first else 0].name
     if not v or not s:
         return False
-    stmts = _statements_of(op)
+    if op.stmts is None:
+        return False
+    stmts = list(op.stmts)
     arith = op.op[0].encode() if compound else op.op.encode()
     if compound:
         if stmts and stmts[-1] == (b"return", v, b";"):
