@@ -320,9 +320,13 @@ def check_file(
     except Exception as exc:  # any exception is the finding
         return None, [Problem("internal", path, f"{type(exc).__name__}: {exc}")]
     problems = []
-    if twice != once:
+    # code the translator disables or guards (#if 0 / #if !defined(__HIP_PLATFORM_AMD__) with a
+    # `hipify-py:` comment, a commented-out case label) is compared as if the markers were not there
+    source, marked = without_markers(source), once
+    once = without_markers(once)
+    if twice != marked:
         problems.append(
-            Problem("idempotence", path, check_outside(once, twice, canon) or _first_diff(once, twice))
+            Problem("idempotence", path, check_outside(marked, twice, canon) or _first_diff(marked, twice))
         )
     detail = check_literals(source, _without_adaptation_texts(once))
     if detail:
@@ -330,7 +334,37 @@ def check_file(
     detail = check_outside(source, once, canon)
     if detail:
         problems.append(Problem("outside", path, detail))
-    return once, problems
+    return marked, problems
+
+
+_MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
+_MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
+
+
+def without_markers(text: bytes) -> bytes:
+    """`text` without the lines and comments the translator adds to disable or guard code: an
+    `#if ... // hipify-py: why` line and its `#endif`, and `/* hipify-py: why: code */` around code."""
+    if b"hipify-py:" not in text:
+        return text
+    text = _MARKER_COMMENT.sub(lambda m: m.group(1), text)
+    drop: list[tuple[int, int]] = []
+    stack: list[bool] = []
+    for m in _CONDITIONAL.finditer(text):
+        if m.group(1) == b"endif":
+            if stack and stack.pop():
+                drop.append(m.span())
+            continue
+        marker = bool(_MARKER_IF.match(text, m.start())) and m.group(1) == b"if"
+        stack.append(marker)
+        if marker:
+            drop.append(m.span())
+    out, pos = [], 0
+    for start, end in drop:
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return b"".join(out)
 
 
 def _without_adaptation_texts(text: bytes) -> bytes:

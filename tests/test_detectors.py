@@ -44,7 +44,8 @@ ADAPTED_RULES = {"HIP203"}
 
 
 def test_every_detector_rule_has_a_firing_fixture() -> None:
-    fired = set().union(*(_rules_in(p) for p in DETECTOR_FIXTURES.glob("*.diagnostics")))
+    # rules with their own topic (collisions/, vector_ops/, ...) may fire outside detectors/
+    fired = set().union(*(_rules_in(p) for p in FIXTURES.rglob("*.diagnostics")))
     assert fired >= DETECTOR_RULES - ADAPTED_RULES, sorted(DETECTOR_RULES - ADAPTED_RULES - fired)
 
 

@@ -157,3 +157,14 @@ def test_compile_sample_resolves_project_includes(tmp_path: Path) -> None:
     # lost.cu cannot resolve its include and is not sampled; k.cu and the header compile
     assert summary.compile_candidates == 2
     assert summary.compile_results == {"ok": 2}
+
+
+def test_translator_markers_are_not_changes() -> None:
+    marked = (
+        b"#if 0 // hipify-py: same signature as line 1 after renaming\nint f() { return 1; }\n#endif\n"
+        b"#ifdef X\nint g;\n#endif\n"
+        b"switch (v) { case 1: /* hipify-py: duplicate after renaming: case 1: */ return 2; }\n"
+    )
+    assert rc.without_markers(marked) == (
+        b"int f() { return 1; }\n#ifdef X\nint g;\n#endif\nswitch (v) { case 1: case 1: return 2; }\n"
+    )
