@@ -20,7 +20,6 @@ from fixture_cases import FIXTURES, _options
 import hipify_py.translate as translate_module
 from hipify_py.context import Context
 from hipify_py.options import Options
-from hipify_py.parser import parse
 from hipify_py.rules.collisions import check_collisions, merge_candidates
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.translate import default_tables, translate
@@ -33,7 +32,7 @@ needs_hipcc = pytest.mark.skipif(
 
 
 def _ctx(source: bytes) -> Context:
-    return Context(source=source, tree=parse(source), tables=default_tables(), options=Options())
+    return Context(source=source, tables=default_tables(), options=Options())
 
 
 def test_merge_sets_come_from_the_tables() -> None:
