@@ -37,7 +37,11 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     # (enclosing preprocessor block start, resulting path) -> already included there
     included: set[tuple[int, bytes]] = set()
     headers = ctx.tables.headers
-    if not any(path.strip() in headers for path in _INCLUDED_PATH.findall(ctx.source)):
+    paths = [path.strip() for path in _INCLUDED_PATH.findall(ctx.source)]
+    missing = ctx.options.missing_headers
+    if not any(p in headers for p in paths) and not any(
+        is_missing(p.decode(errors="replace"), missing) for p in paths
+    ):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
     for m in _INCLUDE.finditer(ctx.source):
         group = 1 if m.group(1) is not None else 2
