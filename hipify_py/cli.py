@@ -307,7 +307,9 @@ def convert(
     # why before the run: a missing hipcc must not cost a whole conversion
     prepared = prepare(files, mode, output, verify_params, jobs, settings.cache_dir) if verify else None
     settings = run_settings(settings, prepared)
-    progress = progress_for(len(files), quiet)
+    tus = (("TUs", len(prepared.plans), 1),) if prepared is not None else ()
+    progress = progress_for(len(files), quiet, more=tus)
+    compiles = prepared.compiles(progress) if prepared is not None else None
 
     def on_done(outcome: FileOutcome) -> None:
         if outcome.diagnostics or outcome.message or outcome.diff or outcome.text or mode is Mode.CHECK:
@@ -318,9 +320,11 @@ def convert(
         progress.advance()
 
     try:
-        outcomes = run(files, settings, on_done)
+        outcomes = run(files, settings, on_done, side=compiles)  # compiles run beside the translation
         progress.close()
-        verified = run_verify(prepared, outcomes, quiet, min_show) if prepared is not None else None
+        verified = None
+        if prepared is not None and compiles is not None:  # why before close(): the mirror is read
+            verified = run_verify(prepared, outcomes, compiles.result(), quiet, min_show)
     except KeyboardInterrupt:
         progress.close()
         click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipify_py.cache import Result, ResultCache, content_hash, get_blob, put_blob, settings_digest
 from hipify_py.diagnostics import Diagnostic, Severity
@@ -28,6 +29,9 @@ from hipify_py.fileio import (
 )
 from hipify_py.options import Options
 from hipify_py.rename import RenamePlan, include_edits
+
+if TYPE_CHECKING:
+    from hipify_py.workers import SideWork
 
 # why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
 # hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
@@ -288,9 +292,13 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def run(
-    files: Sequence[Found], settings: RunSettings, on_done: Callable[[FileOutcome], None] | None = None
+    files: Sequence[Found],
+    settings: RunSettings,
+    on_done: Callable[[FileOutcome], None] | None = None,
+    side: SideWork | None = None,
 ) -> list[FileOutcome]:
-    """Process all files, in parallel when it pays off; outcomes in input order."""
+    """Process all files, in parallel when it pays off; outcomes in input order. `side`: work that
+    shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return."""
     jobs = settings.jobs or os.cpu_count() or 1
     if settings.mode in (Mode.IN_PLACE, Mode.OUTPUT_TREE):  # temp files of a run that was killed
         remove_stale_temps({output_path(found, settings).parent for found in files})
@@ -305,7 +313,12 @@ def run(
 
         default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
         warm_up()  # the grammar too: a worker's start-up is a fork, nothing to load
-    computed = _iterate(todo, settings, jobs)
+    if side is None:
+        computed = _iterate(todo, settings, jobs)
+    else:
+        from hipify_py.workers import shared
+
+        computed = shared(todo, settings, jobs, side)
     outcomes: list[FileOutcome] = []
     try:
         for found, done in zip(files, ready, strict=True):
@@ -313,9 +326,16 @@ def run(
             if cache is not None and not outcome.cached:
                 _remember(cache, found, outcome, settings)
             outcomes.append(outcome)
+            if side is not None:
+                side.file_done(outcome)
             if on_done is not None:
                 on_done(outcome)
+        if side is not None:
+            for _ in computed:  # the side work left when every file is done
+                pass
     finally:
+        if side is not None:
+            computed.close()  # why: an exception above must stop the side's work now, not at exit
         if cache is not None:
             cache.save(len(files))
     return outcomes

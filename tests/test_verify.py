@@ -20,10 +20,11 @@ from hipify_py.cli import main
 from hipify_py.options import Options
 from hipify_py.translate import translate
 from hipify_py.verify.clang_output import Location, parse
+from hipify_py.verify.closure import Closures, includes_of, search_path
 from hipify_py.verify.compiler import parse_depfile
 from hipify_py.verify.flags import Entry, database_args, load_database
 from hipify_py.verify.linemap import moves_of, offset_of, original_text, to_original
-from hipify_py.verify.stage import Source, VerifySettings, select_units
+from hipify_py.verify.stage import VerifySettings, plan_units
 
 CUDA = b"""// licence header
 #include <cstdio>
@@ -154,15 +155,47 @@ def test_tus_are_sources_no_other_file_includes(tmp_path: Path) -> None:
     (tmp_path / "kernels.cu").write_text("__global__ void k() {}\n")
     (tmp_path / "util.cuh").write_text("#pragma once\n")
     (tmp_path / "other.cpp").write_text("int f() { return 1; }\n")
-    sources = [
-        Source(str(tmp_path / n), str(tmp_path / n), str(tmp_path))
-        for n in ("main.cu", "kernels.cu", "util.cuh", "other.cpp")
-    ]
+    names = ("main.cu", "kernels.cu", "util.cuh", "other.cpp")
+    run = [(str(tmp_path / n), str(tmp_path), "source") for n in names]
     settings = VerifySettings(compiler=None)  # type: ignore[arg-type]
-    assert [Path(s.original).name for s in select_units(sources, settings)] == ["main.cu", "other.cpp"]
+    plans = plan_units(run, settings)
+    assert [Path(p.original).name for p in plans] == ["main.cu", "other.cpp"]
+    assert plans[0].waits_for == {str(tmp_path / n) for n in ("main.cu", "kernels.cu", "util.cuh")}
+    assert plans[1].waits_for == {str(tmp_path / "other.cpp")}
     database = {str(tmp_path / "other.cpp"): Entry(str(tmp_path / "other.cpp"), str(tmp_path), ("cc",))}
     with_db = VerifySettings(compiler=None, database=database)  # type: ignore[arg-type]
-    assert [Path(s.original).name for s in select_units(sources, with_db)] == ["other.cpp"]
+    assert [Path(p.original).name for p in plan_units(run, with_db)] == ["other.cpp"]
+
+
+def test_include_closure_follows_the_compilers_search(tmp_path: Path) -> None:
+    files = {
+        "src/main.cu": '#include <lib/api.cuh>\n#include "local.cuh"\n// #include "commented.cuh"\n',
+        "src/local.cuh": '#include "../inc/table.inc"\n',
+        "inc/table.inc": '#include "deep.cuh"\n',  # not converted, but it includes a converted file
+        "inc/deep.cuh": "#include <cstdio>\n",
+        "inc/lib/api.cuh": "#pragma once\n",
+        "src/macro.cu": "#define HEADER <lib/api.cuh>\n#include HEADER\n",
+        "src/next.cu": "#include_next <stdio.h>\n",
+        "src/unrelated.cuh": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "linked").symlink_to(tmp_path / "inc")
+    run = [str(tmp_path / rel) for rel in files if not rel.endswith(".inc")]
+    closures = Closures(run)
+    search = search_path(["-I", "../linked", "-DX=1", "-include", "../inc/deep.cuh"], str(tmp_path / "src"))
+    assert search.angled == (str(tmp_path / "linked"),) and search.forced == (str(tmp_path / "inc/deep.cuh"),)
+    got = closures.run_files_of(str(tmp_path / "src/main.cu"), search)
+    # through the symlinked -I folder: the converted files under their own names
+    want = {"src/main.cu", "src/local.cuh", "inc/deep.cuh", "inc/lib/api.cuh"}
+    assert got == {str(tmp_path / rel) for rel in want}
+    assert closures.run_files_of(str(tmp_path / "src/macro.cu"), search) is None  # needs the preprocessor
+    assert closures.run_files_of(str(tmp_path / "src/next.cu"), search) is None
+    assert includes_of(b'  #  include  "a.h" // x\n#include<b.h>\n#define Y "#include"\n') == [
+        (True, "a.h"),
+        (False, "b.h"),
+    ]
 
 
 def test_missing_hipcc_exits_2_with_a_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,6 +214,10 @@ def test_missing_hipcc_exits_2_with_a_clear_message(tmp_path: Path, monkeypatch:
     assert CliRunner().invoke(main, ["convert", str(tmp_path / "a.cu"), "--check"]).exit_code == 0
 
 
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in root.iterdir()}
+
+
 FAKE_HIPCC = """#!/bin/sh
 case "$*" in *--version*) echo "HIP version: 0.0-fake"; exit 0;; esac
 touch "$MARK"
@@ -193,7 +230,9 @@ def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "a.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n")
-    before = (tree / "a.cu").read_bytes()
+    for i in range(12):  # enough files for the process pool: compiles start while it translates
+        (tree / f"h{i}.cuh").write_text(f"__device__ int h{i}() {{ return {i}; }}\n" * 200)
+    before = _snapshot(tree)
     hipcc = tmp_path / "hipcc"
     hipcc.write_text(FAKE_HIPCC)
     hipcc.chmod(0o755)
@@ -211,6 +250,8 @@ def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
         "--verify",
         "--hipcc",
         str(hipcc),
+        "-j",
+        "2",
     ]
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
@@ -224,5 +265,59 @@ def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert b"interrupted" in err
     assert list(temp.iterdir()) == []  # no mirror, no dependency file
-    assert (tree / "a.cu").read_bytes() == before and [p.name for p in tree.iterdir()] == ["a.cu"]
+    assert _snapshot(tree) == before
     assert not re.search(rb"Traceback", err)
+
+
+OK_HIPCC = """#!/bin/sh
+case "$*" in *--version*) echo "HIP version: 0.0-fake"; exit 0;; esac
+exit 0
+"""
+
+
+def test_a_compile_starts_as_soon_as_its_includes_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one worker the order of events is fixed: a TU is compiled right after the last file it
+    can include is written, before the rest is translated; one whose include needs the preprocessor
+    waits for the whole translation."""
+    import hipify_py.runner
+    import hipify_py.verify.stage
+
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    tree.mkdir()
+    (tree / "a.cu").write_text("#include <cstdio>\n__global__ void a() {}\n")
+    (tree / "b.cu").write_text('#include "z.cuh"\n__global__ void b() { z(); }\n')
+    (tree / "c.cu").write_text("#define H <cstdio>\n#include H\n__global__ void c() {}\n")
+    (tree / "z.cuh").write_text("__device__ void z() { __syncthreads(); }\n")
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text(OK_HIPCC)
+    hipcc.chmod(0o755)
+    events: list[tuple[str, ...]] = []
+    real_process, real_compile = hipify_py.runner.process, hipify_py.verify.stage.compile_tu
+
+    def process(found, settings):  # type: ignore[no-untyped-def]
+        outcome = real_process(found, settings)
+        events.append(("translated", found.path.name))
+        return outcome
+
+    def compile_tu(compiler, job, *args):  # type: ignore[no-untyped-def]
+        written = sorted(p.name for p in out.glob("*")) if out.exists() else []
+        events.append(("compile", Path(job.source).name, *written))
+        return real_compile(compiler, job, *args)
+
+    monkeypatch.setattr(hipify_py.runner, "process", process)
+    monkeypatch.setattr(hipify_py.verify.stage, "compile_tu", compile_tu)
+    args = ["convert", str(tree), "-o", str(out), "--verify", "--hipcc", str(hipcc), "-j", "1", "--no-cache"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "translation units compiled: 3/3" in result.output
+    assert events == [
+        ("translated", "a.cu"),
+        ("compile", "a.cu", "a.cu"),  # before b.cu, c.cu and z.cuh are translated
+        ("translated", "b.cu"),
+        ("translated", "c.cu"),
+        ("translated", "z.cuh"),
+        ("compile", "b.cu", "a.cu", "b.cu", "c.cu", "z.cuh"),  # its header is written
+        ("compile", "c.cu", "a.cu", "b.cu", "c.cu", "z.cuh"),  # #include H: after everything
+    ]

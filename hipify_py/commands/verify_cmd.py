@@ -70,6 +70,7 @@ class Prepared:
     roots: dict[str, str]  # absolute input file -> absolute root
     relocation: Any
     tree: str
+    plans: list[Any]  # stage.Planned: the TUs and the files each waits for
     mirror: Any = None  # stage.Mirror for --diff/--check/stdout
 
     def compiled_of(self, outcome: FileOutcome) -> str:
@@ -80,6 +81,19 @@ class Prepared:
         if self.mirror is not None:
             self.mirror.close()
             self.mirror = None
+
+    def compiles(self, progress: Any) -> Any:
+        """The run's side work (stage.Compiles), advancing the "TUs" counter of `progress`."""
+        from hipify_py.verify.stage import Compiles
+
+        def on_unit(_unit: Any) -> None:
+            progress.advance(unit="TUs")
+
+        return Compiles(self.plans, self.settings, self.relocation, self.tree, self.compiled_of, on_unit)
+
+
+def _absolute(files: Sequence[Found]) -> list[tuple[str, Found]]:
+    return [(os.path.abspath(f.path), f) for f in files]
 
 
 def prepare(
@@ -94,7 +108,7 @@ def prepare(
     hipcc or the compile database is missing."""
     from hipify_py.verify.compiler import DEFAULT_ARCH, CompilerMissing, find_hipcc
     from hipify_py.verify.flags import CompileDatabaseError, load_database
-    from hipify_py.verify.stage import Mirror, Relocation, VerifySettings
+    from hipify_py.verify.stage import Mirror, Relocation, VerifySettings, plan_units
 
     try:
         compiler = find_hipcc(params.get("hipcc"))
@@ -119,16 +133,18 @@ def prepare(
         cache_dir=cache_dir,
         fallback_to_input=mode is Mode.OUTPUT_TREE,
     )
-    roots = {os.path.abspath(f.path): os.path.abspath(f.root) for f in files}
+    roots = {a: os.path.abspath(f.root) for a, f in _absolute(files)}
+    # why now: the TUs' includes are read before the run rewrites anything (and before a mirror exists)
+    plans = plan_units([(a, roots[a], f.kind) for a, f in _absolute(files)], settings)
     distinct = sorted(set(roots.values()))
     common = os.path.commonpath(distinct) if distinct else os.getcwd()
     if mode is Mode.OUTPUT_TREE and output is not None:
         out = os.path.abspath(output)
-        return Prepared(settings, mode, roots, Relocation(tuple((r, out) for r in distinct)), out)
+        return Prepared(settings, mode, roots, Relocation(tuple((r, out) for r in distinct)), out, plans)
     if mode is Mode.IN_PLACE:
-        return Prepared(settings, mode, roots, Relocation(), common)
+        return Prepared(settings, mode, roots, Relocation(), common, plans)
     mirror = Mirror(common, roots)
-    return Prepared(settings, mode, roots, mirror.relocation(), mirror.tree, mirror)
+    return Prepared(settings, mode, roots, mirror.relocation(), mirror.tree, plans, mirror)
 
 
 def run_settings(settings: RunSettings, prepared: Prepared | None) -> RunSettings:
@@ -138,43 +154,14 @@ def run_settings(settings: RunSettings, prepared: Prepared | None) -> RunSetting
     return replace(settings, keep_moves=True, mirror=mirror)
 
 
-def run_verify(prepared: Prepared, outcomes: list[FileOutcome], quiet: bool, show: Any) -> Any:
-    """Compile, print the findings of the compiler and return the VerifyReport (Ctrl-C: exit 130)."""
-    from hipify_py.progress import progress_for
+def run_verify(prepared: Prepared, outcomes: list[FileOutcome], result: Any, quiet: bool, show: Any) -> Any:
+    """Map the compile errors of `result` (stage.VerifyResult) back, print them, return the VerifyReport."""
     from hipify_py.report.summary import display_path
     from hipify_py.report.text import format_diagnostics
     from hipify_py.verify.session import sources_of, verify_outcomes
 
     sources = sources_of(outcomes, prepared.roots, prepared.compiled_of)
-    bar: list[Any] = []
-
-    def on_start(total: int) -> None:
-        bar.append(progress_for(total, quiet, unit="TUs", threshold=1))
-
-    def on_done(_unit: Any) -> None:
-        if bar:
-            bar[0].advance()
-
-    try:
-        report = verify_outcomes(
-            outcomes,
-            sources,
-            prepared.settings,
-            prepared.relocation,
-            prepared.tree,
-            lambda p: display_path(p),
-            on_start=on_start,
-            on_done=on_done,
-        )
-    except KeyboardInterrupt:
-        if bar:
-            bar[0].close()
-        prepared.close()
-        click.echo("hipify-py: interrupted while compiling; nothing was left behind", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    finally:
-        if bar:
-            bar[0].close()
+    report = verify_outcomes(outcomes, sources, result, prepared.settings, lambda p: display_path(p))
     if show is not None and not quiet:
         by_path = {os.path.abspath(o.path): o for o in outcomes}
         for path, diagnostics in report.findings_by_file.items():
@@ -235,11 +222,13 @@ def _verify(
     from hipify_py.cache import cache_root
     from hipify_py.diagnostics import Severity
     from hipify_py.discover import SOURCE_EXTENSIONS, discover
+    from hipify_py.progress import progress_for
     from hipify_py.report.summary import RunInfo
     from hipify_py.report.write import ReportError, write_report
     from hipify_py.report.write import report_format as format_of
     from hipify_py.runner import Status
     from hipify_py.verify.session import summary_lines
+    from hipify_py.verify.stage import compile_now
 
     try:
         formats = [format_of(path, report_format) for path in reports]
@@ -252,7 +241,15 @@ def _verify(
         click.echo(f"hipify-py: {problem.path}: {problem.message}", err=True)
     prepared = prepare(files, Mode.IN_PLACE, None, params, jobs, None if no_cache else cache_root())
     outcomes = [FileOutcome(f.path, Status.UNCHANGED, output=f.path, kind=f.kind) for f in files]
-    report = run_verify(prepared, outcomes, quiet, Severity.INFO)
+    progress = progress_for(len(prepared.plans), quiet, unit="TUs", threshold=1)
+    try:
+        result = compile_now(prepared.compiles(progress), outcomes, jobs or os.cpu_count() or 1)
+    except KeyboardInterrupt:
+        progress.close()
+        click.echo("hipify-py: interrupted while compiling; nothing was left behind", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    progress.close()
+    report = run_verify(prepared, outcomes, result, quiet, Severity.INFO)
     click.echo("\n".join(["hipify-py: verify", *summary_lines(report.summary)]), err=True)
     info = RunInfo("verify", {}, verify=report.summary)
     for path, fmt in zip(reports, formats, strict=True):

@@ -37,6 +37,10 @@ class FileHashes:
                 self.known[path] = None
         return self.known[path]
 
+    def forget(self, path: str) -> None:
+        """The file has just been (re)written."""
+        self.known.pop(path, None)
+
 
 class CompileCache:
     def __init__(self, root: Path, tree: str, hashes: FileHashes) -> None:

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,14 +108,40 @@ def command(compiler: Compiler, job: CompileJob, depfile: str | None = None) -> 
     ]
 
 
+class Processes:
+    """The compilers running now, so that another thread can kill them all (Ctrl-C); after stop(), a
+    compiler that was just being started is killed as soon as it is registered."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.live: set[subprocess.Popen] = set()
+        self.stopped = False
+
+    def add(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.live.add(proc)
+            if self.stopped:
+                kill(proc)
+
+    def discard(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.live.discard(proc)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for proc in self.live:
+                kill(proc)
+
+
 def compile_tu(
-    compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SECONDS, running: set | None = None
+    compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SECONDS, running: Processes | None = None
 ) -> CompileOutput:
     """Run one syntax check. Never raises for a failing compile; the temp dep file is always removed.
 
     The compiler runs in its own process group, killed as a whole (hipcc, clang, its children) on a
     timeout or an exception; `running` holds the live processes so another thread can kill them
-    (Ctrl-C: kill_all)."""
+    (Ctrl-C: Processes.stop)."""
     fd, depfile = tempfile.mkstemp(prefix="hipify-py-deps-", suffix=".d")
     os.close(fd)
     try:
@@ -152,11 +179,6 @@ def compile_tu(
 def kill(proc: subprocess.Popen) -> None:
     with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def kill_all(running: set) -> None:
-    for proc in list(running):
-        kill(proc)
 
 
 def _read_deps(depfile: str, cwd: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""One verify pass over the outcomes of a run: select TUs, compile, map errors, attach findings.
+"""One verify pass over the outcomes of a run: map the compile errors back, attach findings, summarise.
 
 Used by `convert --verify` and `hipify-py verify`; importable by scripts (see hipify_py/verify/__init__.py).
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.runner import FileOutcome, Status
 from hipify_py.verify.attribute import RunFile, attribute, first_causes, with_units
-from hipify_py.verify.stage import Relocation, Source, Unit, VerifyResult, VerifySettings, run_units
+from hipify_py.verify.stage import Source, VerifyResult, VerifySettings
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,11 @@ def sources_of(
 def verify_outcomes(
     outcomes: Sequence[FileOutcome],
     sources: Sequence[Source],
+    result: VerifyResult,
     settings: VerifySettings,
-    relocation: Relocation,
-    tree: str,
     display: Callable[[str], str],
-    on_start: Callable[[int], None] | None = None,
-    on_done: Callable[[Unit], None] | None = None,
 ) -> VerifyReport:
-    """Compile, map the errors back, and add the HIP5xx findings to the outcomes' diagnostics."""
-    result = run_units(sources, settings, relocation, tree, on_done=on_done, on_start=on_start)
+    """Map the errors of the run's compiles back and add the HIP5xx findings to the outcomes' diagnostics."""
     by_original = {os.path.abspath(o.path): o for o in outcomes}
     files = [RunFile(s.original, s.compiled, by_original[s.original].moves) for s in sources]
     static = {path: o.diagnostics for path, o in by_original.items()}

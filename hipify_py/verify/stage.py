@@ -6,22 +6,25 @@ the run includes (`#include "kernel.cu"` makes kernel.cu part of its includer, n
 
 Where they are compiled: `--in-place`: the written files; `-o DIR`: the output tree; `--diff`/`--check`:
 a temporary mirror of the tree (translated files written there, everything else a symlink to the
-original), removed at the end or on Ctrl-C. The compiler runs in parallel (-j), each compile being a
-child process; results are cached (compile_cache.py).
+original), removed at the end or on Ctrl-C. Each compile is a child process that starts as soon as
+every file of the run its TU can include is written (closure.py), on the run's -j workers beside the
+translation of the other files (hipify_py/workers.py); results are cached (compile_cache.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipify_py.verify.clang_output import CompilerError, Location, parse
+from hipify_py.verify.closure import Closures, SearchPath, search_path
 from hipify_py.verify.compile_cache import CompileCache, FileHashes
 from hipify_py.verify.compiler import (
     DEFAULT_ARCH,
@@ -29,14 +32,16 @@ from hipify_py.verify.compiler import (
     CompileJob,
     CompileOutput,
     Compiler,
+    Processes,
     compile_tu,
     display_command,
-    kill_all,
 )
 from hipify_py.verify.flags import Entry, database_args
 
+if TYPE_CHECKING:
+    from hipify_py.runner import FileOutcome
+
 TU_EXTENSIONS = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".c", ".hip")
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ class Unit:
     returncode: int = 0
     errors: list[CompilerError] = field(default_factory=list)
     cached: bool = False
+    key: str | None = None  # in the compile cache
 
     @property
     def ok(self) -> bool:
@@ -113,37 +119,44 @@ class VerifyResult:
         return [u for u in self.units if not u.ok]
 
 
-def select_units(sources: Sequence[Source], settings: VerifySettings) -> list[Source]:
+@dataclass(frozen=True)
+class Planned:
+    """A translation unit to compile, and the run's files it can include (closure.py)."""
+
+    original: str  # absolute input path
+    root: str
+    kind: str
+    waits_for: frozenset[str] | None  # input paths, itself too; None: wait for the whole translation
+
+
+def plan_units(files: Sequence[tuple[str, str, str]], settings: VerifySettings) -> list[Planned]:
+    """The TUs among the run's files ((absolute input path, root, kind), in run order), read before the
+    run: with a compile database, the sources it has an entry for; without, every source with a TU
+    extension that no file of the run includes."""
+    closures = Closures(path for path, _, _ in files)
+    sources = [f for f in files if f[2] == "source"]
+    searches = {path: search_of(path, root, settings) for path, root, _ in sources}
     if settings.database is not None:
-        return [s for s in sources if s.kind == "source" and s.original in settings.database]
-    candidates = [s for s in sources if s.kind == "source" and s.original.endswith(TU_EXTENSIONS)]
-    included = _included_sources(sources, settings)
-    return [s for s in candidates if s.compiled not in included]
+        tus = [f for f in sources if f[0] in settings.database]
+    else:
+        included: set[str] = set()
+        for path, _, _ in sources:
+            included |= closures.included_by(path, searches[path])
+        tus = [f for f in sources if f[0].endswith(TU_EXTENSIONS) and f[0] not in included]
+    return [Planned(p, root, kind, closures.run_files_of(p, searches[p])) for p, root, kind in tus]
 
 
-def _included_sources(sources: Sequence[Source], settings: VerifySettings) -> set[str]:
-    """Compiled paths of run files that some file of the run includes with a quoted include."""
-    known = {s.compiled for s in sources}
-    found: set[str] = set()
-    for s in sources:
-        try:
-            with open(s.compiled, "rb") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        if b"include" not in text:
-            continue
-        here = os.path.dirname(s.compiled)
-        for m in _QUOTED_INCLUDE.finditer(text):
-            name = os.fsdecode(m.group(1))
-            if not name.endswith(TU_EXTENSIONS):
-                continue
-            for base in (here, *settings.include_dirs):
-                candidate = os.path.normpath(os.path.join(base, name))
-                if candidate in known and candidate != s.compiled:
-                    found.add(candidate)
-                    break
-    return found
+def _default_dirs(original: str, root: str, settings: VerifySettings) -> tuple[str, ...]:
+    """Include folders without a compile database: -I, else the file's folder and the tree root."""
+    return settings.include_dirs or tuple(dict.fromkeys((os.path.dirname(original), root)))
+
+
+def search_of(original: str, root: str, settings: VerifySettings) -> SearchPath:
+    """The include search of a TU's compile in input paths (make_job gives the same, relocated)."""
+    entry = settings.database.get(original) if settings.database else None
+    if entry is not None:
+        return search_path(database_args(entry), entry.directory)
+    return SearchPath(angled=_default_dirs(original, root, settings))
 
 
 def make_job(source: Source, settings: VerifySettings, relocation: Relocation) -> CompileJob:
@@ -153,8 +166,7 @@ def make_job(source: Source, settings: VerifySettings, relocation: Relocation) -
         args = list(database_args(entry, relocation.forward))
     else:
         cwd = os.path.dirname(source.compiled)
-        dirs = settings.include_dirs or tuple(dict.fromkeys((os.path.dirname(source.original), source.root)))
-        args = [f"-I{relocation.forward(d)}" for d in dirs]
+        args = [f"-I{relocation.forward(d)}" for d in _default_dirs(source.original, source.root, settings)]
         args += [f"-D{d}" for d in settings.defines]
         if settings.std:
             args.append(f"-std={settings.std}")
@@ -181,78 +193,125 @@ def _absolute_errors(errors: Iterable[CompilerError], cwd: str) -> list[Compiler
     return out
 
 
-def run_units(
-    sources: Sequence[Source],
-    settings: VerifySettings,
-    relocation: Relocation,
-    tree: str,
-    on_done: Callable[[Unit], None] | None = None,
-    on_start: Callable[[int], None] | None = None,
-) -> VerifyResult:
-    """Compile the translation units among `sources` (cache first, then in parallel)."""
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+class Compiles:
+    """The compiles of a run: each TU is compiled as soon as every file of the run it can include is
+    written, on the run's workers (the side work of hipify_py/workers.py); the cache is asked first."""
 
-    compiler = settings.compiler
-    units = [Unit(s, make_job(s, settings, relocation)) for s in select_units(sources, settings)]
-    for unit in units:
-        unit.command = display_command(compiler, unit.job)
-    if on_start is not None:
-        on_start(len(units))
-    hashes = FileHashes()
-    cache = CompileCache(settings.cache_dir, tree, hashes) if settings.cache_dir is not None else None
-    keys: dict[int, str | None] = {}
-    todo: list[Unit] = []
-    for i, unit in enumerate(units):
-        key = (
-            cache.key(
-                compiler.version, unit.job.source, unit.job.cwd, _key_args(unit.job), unit.job.offload_arch
+    def __init__(
+        self,
+        plans: Sequence[Planned],
+        settings: VerifySettings,
+        relocation: Relocation,
+        tree: str,
+        compiled_of: Callable[[FileOutcome], str],
+        on_unit: Callable[[Unit | None], None] | None = None,
+    ) -> None:
+        self.plans, self.settings, self.relocation, self.tree = plans, settings, relocation, tree
+        self.compiled_of, self.on_unit = compiled_of, on_unit
+        self.hashes = FileHashes()
+        self.cache = CompileCache(settings.cache_dir, tree, self.hashes) if settings.cache_dir else None
+        self.processes = Processes()
+        self.outcomes: dict[str, FileOutcome] = {}
+        self.missing: dict[str, int] = {}  # TU -> files it waits for that are not written yet
+        self.waiters: dict[str, list[Planned]] = {}  # file -> TUs waiting for it
+        for plan in plans:
+            if plan.waits_for is not None:
+                self.missing[plan.original] = len(plan.waits_for)
+                for path in plan.waits_for:
+                    self.waiters.setdefault(path, []).append(plan)
+        self.released: set[str] = set()
+        self.queue: deque[Unit] = deque()
+        self.units: dict[str, Unit] = {}
+
+    def file_done(self, outcome: FileOutcome) -> None:
+        path = os.path.abspath(outcome.path)
+        self.outcomes[path] = outcome
+        if outcome.output is not None:
+            self.hashes.forget(self.compiled_of(outcome))  # why: --in-place read it before it was written
+        for plan in self.waiters.pop(path, ()):
+            self.missing[plan.original] -= 1
+            if not self.missing[plan.original]:
+                self._release(plan)
+
+    def translation_done(self) -> None:
+        for plan in self.plans:
+            if plan.original not in self.released:
+                self._release(plan)
+
+    def _release(self, plan: Planned) -> None:
+        from hipify_py.runner import Status
+
+        self.released.add(plan.original)
+        outcome = self.outcomes.get(plan.original)
+        if outcome is None or outcome.status in (Status.ERROR, Status.SKIPPED) or outcome.output is None:
+            if self.on_unit is not None:
+                self.on_unit(None)  # not converted: nothing to compile
+            return
+        source = Source(plan.original, self.compiled_of(outcome), plan.root, plan.kind)
+        unit = Unit(source, make_job(source, self.settings, self.relocation))
+        unit.command = display_command(self.settings.compiler, unit.job)
+        self.units[plan.original] = unit
+        if self.cache is not None:
+            job = unit.job
+            unit.key = self.cache.key(
+                self.settings.compiler.version, job.source, job.cwd, _key_args(job), job.offload_arch
             )
-            if cache
-            else None
-        )
-        keys[i] = key
-        hit = cache.get(key) if cache is not None and key is not None else None
-        if hit is not None:
-            unit.returncode, stderr = hit
-            unit.errors = _absolute_errors(parse(stderr), unit.job.cwd)
-            unit.cached = True
-            if on_done is not None:
-                on_done(unit)
-        else:
-            todo.append(unit)
-    index = {id(u): i for i, u in enumerate(units)}
+            hit = self.cache.get(unit.key) if unit.key is not None else None
+            if hit is not None:
+                unit.returncode, stderr = hit
+                unit.errors = _absolute_errors(parse(stderr), job.cwd)
+                unit.cached = True
+                if self.on_unit is not None:
+                    self.on_unit(unit)
+                return
+        self.queue.append(unit)
 
-    def finish(unit: Unit, output: CompileOutput) -> None:
-        unit.returncode = output.returncode
-        unit.errors = _absolute_errors(parse(output.stderr), unit.job.cwd)
+    def next_task(self) -> Callable[[], object] | None:
+        return _CompileTask(self.queue.popleft(), self.settings, self.processes) if self.queue else None
+
+    def task_done(self, task: Callable[[], object], result: object) -> None:
+        assert isinstance(task, _CompileTask) and isinstance(result, CompileOutput)
+        unit = task.unit
+        unit.returncode = result.returncode
+        unit.errors = _absolute_errors(parse(result.stderr), unit.job.cwd)
         if unit.returncode != 0 and not unit.errors:
             unit.errors = [
-                CompilerError(None, _last_line(output.stderr) or f"hipcc exited with {unit.returncode}")
+                CompilerError(None, _last_line(result.stderr) or f"hipcc exited with {unit.returncode}")
             ]
-        key = keys[index[id(unit)]]
-        if cache is not None and key is not None:
-            cache.put(key, output.returncode, output.stderr, output.deps)
-        if on_done is not None:
-            on_done(unit)
+        if self.cache is not None and unit.key is not None:
+            self.cache.put(unit.key, result.returncode, result.stderr, result.deps)
+        if self.on_unit is not None:
+            self.on_unit(unit)
 
-    jobs = max(1, settings.jobs or os.cpu_count() or 1)
-    result = VerifyResult(compiler, units, tree)
-    if todo:
-        with ThreadPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-            running: set = set()
-            pending = {pool.submit(compile_tu, compiler, u.job, settings.timeout, running): u for u in todo}
-            try:
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        finish(pending.pop(future), future.result())
-            except BaseException:  # Ctrl-C: nothing new starts, every running compiler is killed
-                for future in pending:
-                    future.cancel()
-                kill_all(running)
-                raise
-    result.cache_hits = cache.hits if cache is not None else 0
-    return result
+    def stop(self) -> None:
+        self.processes.stop()
+
+    def result(self) -> VerifyResult:
+        """The units compiled (or taken from the cache), in run order; once the run is over."""
+        units = [self.units[p.original] for p in self.plans if p.original in self.units]
+        hits = self.cache.hits if self.cache is not None else 0
+        return VerifyResult(self.settings.compiler, units, self.tree, hits)
+
+
+@dataclass
+class _CompileTask:
+    unit: Unit
+    settings: VerifySettings
+    processes: Processes
+
+    def __call__(self) -> CompileOutput:
+        return compile_tu(self.settings.compiler, self.unit.job, self.settings.timeout, self.processes)
+
+
+def compile_now(compiles: Compiles, outcomes: Iterable[FileOutcome], jobs: int) -> VerifyResult:
+    """Every compile of a run without translation (`hipify-py verify`), on `jobs` workers."""
+    from hipify_py.workers import shared
+
+    for outcome in outcomes:
+        compiles.file_done(outcome)
+    for _ in shared((), None, jobs, compiles):  # type: ignore[arg-type]
+        pass
+    return compiles.result()
 
 
 def _key_args(job: CompileJob) -> tuple[str, ...]:
