@@ -9,6 +9,7 @@ import click
 
 from hipify_py import __version__
 from hipify_py.cache import cache_root
+from hipify_py.commands.report_opts import report_formats, report_options, write_reports
 from hipify_py.commands.verify_cmd import prepare, run_settings, run_verify, verify_options
 from hipify_py.config import apply_config
 from hipify_py.diagnostics import RULES, Severity
@@ -17,8 +18,7 @@ from hipify_py.options import Options
 from hipify_py.progress import progress_for
 from hipify_py.rename import make_plan
 from hipify_py.report.text import format_diagnostics, format_file_stats, format_problem, format_summary
-from hipify_py.report.write import ReportError, run_info, write_report
-from hipify_py.report.write import report_format as report_format_of
+from hipify_py.report.write import run_info
 from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
 from hipify_py.target import Target, resolve_target
 
@@ -193,20 +193,7 @@ def _mode(in_place: bool, output: Path | None, diff: bool, check: bool, paths: t
     help="Skip files git ignores when walking directories (named files are always converted).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option(
-    "--report",
-    "reports",
-    multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write a migration report: .json, .md or .sarif (.sarif.json) by name (repeatable).",
-)
-@click.option(
-    "--report-format",
-    type=click.Choice(["json", "markdown", "sarif"]),
-    default=None,
-    help="Format of every --report FILE regardless of its name.",
-)
+@report_options("a migration report")
 @click.option(
     "--annotate", is_flag=True, help="Write `// HIPIFY-PY: HIPxxx ...` notes above lines that need attention."
 )
@@ -299,10 +286,7 @@ def convert(
         cache_dir=None if no_cache else cache_root(),
         build_options=_build_options(verify_params.get("offload_arch")),
     )
-    try:  # why before the run: a bad report name must not cost a whole conversion
-        formats = [report_format_of(path, report_format) for path in reports]
-    except ReportError as err:
-        raise click.UsageError(str(err)) from None
+    formats = report_formats(reports, report_format)
     min_show = None if show == "none" else Severity.parse(show)
     # why before the run: a missing hipcc must not cost a whole conversion
     prepared = prepare(files, mode, output, verify_params, jobs, settings.cache_dir) if verify else None
@@ -359,14 +343,7 @@ def convert(
             from dataclasses import replace as _replace
 
             info = _replace(info, verify=verified.summary)
-        for path, fmt in zip(reports, formats, strict=True):
-            try:
-                write_report(path, fmt, outcomes, info)
-            except OSError as err:
-                click.echo(f"hipify-py: cannot write report {path}: {err.strerror or err}", err=True)
-                sys.exit(EXIT_ERROR)
-            if not quiet:
-                click.echo(f"hipify-py: {fmt} report written to {path}", err=True)
+        write_reports(reports, formats, outcomes, info, quiet)
     code = _exit_code(outcomes, problems, mode, severity, check or exit_nonzero_on_change)
     if code == EXIT_OK and mode is Mode.CHECK and verified is not None and verified.result.failed:
         code = EXIT_CHANGES  # --check --verify: a TU that does not compile fails the check

@@ -31,7 +31,8 @@ DOTFILE = ".hipify-py.toml"
 TOOL_TABLE = "hipify-py"
 SOURCE_DEFAULT = "default"
 SOURCE_CLI = "command line"
-SOURCES_META = "hipify_py.config.sources"  # click ctx.meta key: {setting name: its source}
+SOURCES_META = "hipify_py.config.sources"
+SNAKE_CASE = "<the name in snake_case>"  # click ctx.meta key: {setting name: its source}
 
 
 class ConfigError(Exception):
@@ -46,44 +47,48 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Key:
     name: str  # kebab-case name in the file
-    param: str | None  # name of the `convert` CLI parameter it feeds (None: config only)
     # "bool", "str", "int", "list", "paths" (list of files relative to the config file), "dirs" (list of
     # directories, relative too), "path" (one file or directory, relative too), "choice"
     kind: str
     choices: tuple[str, ...] = ()
+    param: str | None = SNAKE_CASE  # the `convert` CLI parameter it feeds (None: config only)
     default: Any = None  # used only for keys without a CLI parameter
+
+    def __post_init__(self) -> None:
+        if self.param == SNAKE_CASE:
+            object.__setattr__(self, "param", self.name.replace("-", "_"))
 
 
 KEYS: Mapping[str, Key] = {
     k.name: k
     for k in (
-        Key("include", "include", "list"),
-        Key("exclude", "exclude", "list"),
-        Key("force-exclude", "force_exclude", "bool"),
-        Key("extensions", "extensions", "list"),
-        Key("extra-mappings", "extra_mappings", "paths"),
-        Key("ignore", "ignore_rules", "list"),
-        Key("roc", "roc", "bool"),
-        Key("hip-version", "hip_version", "str"),
-        Key("version-policy", "version_policy", "choice", ("rewrite", "keep")),
-        Key("keep-launch-syntax", "keep_launch_syntax", "bool"),
-        Key("legacy-include-paths", "legacy_include_paths", "bool"),
-        Key("rename", "rename", "choice", ("none", "hip", "cpp")),
-        Key("backup", "backup", "str"),
-        Key("jobs", "jobs", "int"),
-        Key("build-files", "build_files", "bool"),
-        Key("gitignore", "gitignore", "bool"),
-        Key("hip-sources", None, "list", default=()),
-        Key("severity", "severity", "choice", ("info", "warning", "error")),
-        Key("show", "show", "choice", ("info", "warning", "error", "none")),
+        Key("include", "list"),
+        Key("exclude", "list"),
+        Key("force-exclude", "bool"),
+        Key("extensions", "list"),
+        Key("extra-mappings", "paths"),
+        Key("ignore", "list", param="ignore_rules"),
+        Key("roc", "bool"),
+        Key("hip-version", "str"),
+        Key("version-policy", "choice", ("rewrite", "keep")),
+        Key("keep-launch-syntax", "bool"),
+        Key("legacy-include-paths", "bool"),
+        Key("rename", "choice", ("none", "hip", "cpp")),
+        Key("backup", "str"),
+        Key("jobs", "int"),
+        Key("build-files", "bool"),
+        Key("gitignore", "bool"),
+        Key("hip-sources", "list", param=None, default=()),
+        Key("severity", "choice", ("info", "warning", "error")),
+        Key("show", "choice", ("info", "warning", "error", "none")),
         # --verify (compile the translation): compiler, targets and the flags of the compile
-        Key("verify", "verify", "bool"),
-        Key("hipcc", "hipcc", "str"),
-        Key("offload-arch", "offload_arch", "list"),
-        Key("compile-commands", "compile_commands", "path"),
-        Key("include-dirs", "include_dirs", "dirs"),
-        Key("defines", "defines", "list"),
-        Key("std", "std", "str"),
+        Key("verify", "bool"),
+        Key("hipcc", "str"),
+        Key("offload-arch", "list"),
+        Key("compile-commands", "path"),
+        Key("include-dirs", "dirs"),
+        Key("defines", "list"),
+        Key("std", "str"),
     )
 }
 PARAM_TO_KEY: Mapping[str, str] = {k.param: k.name for k in KEYS.values() if k.param}

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from hipify_py.commands.report_opts import report_formats, report_options, write_reports
 from hipify_py.discover import Found
 from hipify_py.runner import FileOutcome, Mode, RunSettings
 
@@ -184,15 +185,7 @@ def run_verify(prepared: Prepared, outcomes: list[FileOutcome], result: Any, qui
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line and errors.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the compile cache.")
-@click.option(
-    "--report",
-    "reports",
-    multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write a report: .json, .md or .sarif (.sarif.json) by name (repeatable).",
-)
-@click.option("--report-format", type=click.Choice(["json", "markdown", "sarif"]), default=None)
+@report_options("a report")
 @click.option(
     "--config",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -224,16 +217,11 @@ def _verify(
     from hipify_py.discover import SOURCE_EXTENSIONS, discover
     from hipify_py.progress import progress_for
     from hipify_py.report.summary import RunInfo
-    from hipify_py.report.write import ReportError, write_report
-    from hipify_py.report.write import report_format as format_of
     from hipify_py.runner import Status
     from hipify_py.verify.session import summary_lines
     from hipify_py.verify.stage import compile_now
 
-    try:
-        formats = [format_of(path, report_format) for path in reports]
-    except ReportError as err:
-        raise click.UsageError(str(err)) from None
+    formats = report_formats(reports, report_format)
     files, problems = discover(
         paths, (*SOURCE_EXTENSIONS, ".hip"), exclude=exclude, include=include, build_files=False
     )
@@ -252,10 +240,5 @@ def _verify(
     report = run_verify(prepared, outcomes, result, quiet, Severity.INFO)
     click.echo("\n".join(["hipify-py: verify", *summary_lines(report.summary)]), err=True)
     info = RunInfo("verify", {}, verify=report.summary)
-    for path, fmt in zip(reports, formats, strict=True):
-        try:
-            write_report(path, fmt, outcomes, info)
-        except OSError as err:
-            click.echo(f"hipify-py: cannot write report {path}: {err.strerror or err}", err=True)
-            sys.exit(EXIT_ERROR)
+    write_reports(reports, formats, outcomes, info, quiet)
     sys.exit(EXIT_ERROR if problems else (1 if report.summary.compiled < report.summary.units else 0))
