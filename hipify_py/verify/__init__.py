@@ -9,7 +9,8 @@ Public API (also for scripts, e.g. the prediction measurements):
         error.where, error.text, error.notes, error.included_from
 
 Modules: compiler (find/run hipcc), clang_output (parse diagnostics), linemap (edits -> offset map),
-flags (compile_commands.json, nvcc flags), stage (which TUs, where, in parallel, cached),
+flags (compile_commands.json, nvcc flags), closure (the run files a TU can include: when it may start),
+stage (which TUs, where, compiled beside the translation, cached),
 attribute (errors -> HIP501-503 findings), session (one verify pass over a run's outcomes).
 """
 
