@@ -30,7 +30,7 @@ from typing import Any
 
 from hipify_py.fileio import atomic_write
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: results carry the file's #defines (option_macros)
 # A file modified this close to when it was hashed may change again within one mtime tick without
 # its stat changing ("racy git"); such entries are stored without a trusted stat and re-hashed.
 RACY_SECONDS = 1.0
@@ -64,6 +64,7 @@ class Result:
     lines: int
     message: str
     moves: tuple = ()  # --verify runs: linemap layers (translated -> original positions)
+    defines: tuple[str, ...] = ()  # macros the file #defines: the project-wide part of a hit's findings
 
     def as_tuple(self) -> tuple:
         return (
@@ -74,6 +75,7 @@ class Result:
             self.lines,
             self.message,
             self.moves,
+            self.defines,
         )
 
 

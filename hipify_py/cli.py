@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -285,6 +286,7 @@ def convert(
         rename=make_plan([f.path for f in files if f.kind == "source"], rename) if rename != "none" else None,
         cache_dir=None if no_cache else cache_root(),
         build_options=_build_options(verify_params.get("offload_arch")),
+        defines=_user_defines(verify_params),
     )
     formats = report_formats(reports, report_format)
     min_show = None if show == "none" else Severity.parse(show)
@@ -301,10 +303,10 @@ def convert(
         _print_outcome(outcome, mode, min_show, quiet)
         if stats and not quiet:
             click.echo(format_file_stats(outcome), err=True)
-        progress.advance()
 
     try:
-        outcomes = run(files, settings, on_done, side=compiles)  # compiles run beside the translation
+        # compiles run beside the translation
+        outcomes = run(files, settings, on_done, lambda _: progress.advance(), side=compiles)
         progress.close()
         verified = None
         if prepared is not None and compiles is not None:  # why before close(): the mirror is read
@@ -348,6 +350,18 @@ def convert(
     if code == EXIT_OK and mode is Mode.CHECK and verified is not None and verified.result.failed:
         code = EXIT_CHANGES  # --check --verify: a TU that does not compile fails the check
     sys.exit(code)
+
+
+def _user_defines(verify_params: dict[str, object]) -> tuple[str, ...]:
+    """Macros the user compiles with: -D / config `defines`, and the -D of --compile-commands."""
+    defines = [str(d) for d in verify_params.get("defines") or ()]  # type: ignore[attr-defined]
+    commands = verify_params.get("compile_commands")
+    if commands:
+        from hipify_py.option_macros import build_defines
+
+        with contextlib.suppress(OSError):  # --verify reports an unreadable compile_commands.json itself
+            defines += sorted(build_defines(Path(str(commands)).read_text(errors="replace")))
+    return tuple(defines)
 
 
 def _build_options(offload_arch: object) -> object | None:

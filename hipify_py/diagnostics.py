@@ -43,6 +43,9 @@ class Diagnostic:
     hint: str = ""
     source_line: str = ""  # the (decoded) source line, for display
     predicted_by: tuple[str, ...] = ()  # compile errors (HIP5xx): static findings of other rules on the line
+    # error findings in code compiled only when these option macros are defined (`#ifdef PTX`): the run
+    # settles the severity once it knows what the project defines (option_macros.py)
+    requires: tuple[str, ...] = ()
 
 
 def _rules(*rules: Rule) -> dict[str, Rule]:

@@ -27,6 +27,7 @@ from hipify_py.fileio import (
     remove_stale_temps,
     writable,
 )
+from hipify_py.option_macros import pending
 from hipify_py.options import Options
 from hipify_py.rename import RenamePlan, include_edits
 
@@ -66,6 +67,7 @@ class RunSettings:
     keep_moves: bool = False  # --verify: keep the edit moves so compiler lines map back (verify/linemap.py)
     # --verify with --diff/--check: (input root, mirror root); translated texts are also written there
     mirror: tuple[str, str] | None = None
+    defines: tuple[str, ...] = ()  # -D NAME[=VALUE] the user builds with (--verify's, config `defines`)
 
 
 @dataclass
@@ -87,6 +89,7 @@ class FileOutcome:
     # next run knows the files this one wrote (they are hits, not new content)
     rewritten: Result | None = None
     moves: tuple = ()  # --verify: linemap.Layers from the translated text back to the source
+    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros)
 
     @property
     def worst(self) -> Severity | None:
@@ -113,8 +116,8 @@ def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = Non
 
 def _convert(
     found: Found, source: bytes, settings: RunSettings
-) -> tuple[bytes, list[Diagnostic], Counter[str], tuple]:
-    """Converted text, findings, counts, and (with keep_moves) the linemap layers of the edits."""
+) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...]]:
+    """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines."""
     if found.kind == "build":
         from hipify_py import buildfiles
 
@@ -124,7 +127,7 @@ def _convert(
         kind = buildfiles.build_file_kind(found.path.name)
         fn = buildfiles.translate_cmake if kind == "cmake" else buildfiles.translate_makefile
         text, diagnostics = fn(source, opts)
-        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), ()
+        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), (), ()
     from hipify_py.translate import default_tables, translate
 
     options = settings.options
@@ -146,7 +149,7 @@ def _convert(
                 layers.append(moves_of(text, renamed))
             text = apply_edits(text, renamed)
             counts["renamed_includes"] += len(renamed)
-    return text, result.diagnostics, counts, tuple(m for m in layers if m)
+    return text, result.diagnostics, counts, tuple(m for m in layers if m), result.defines
 
 
 def process(found: Found, settings: RunSettings) -> FileOutcome:
@@ -158,7 +161,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         status = Status.SKIPPED if err.skip else Status.ERROR
         return FileOutcome(path, status, message=str(err), kind=found.kind)
     try:
-        text, diagnostics, counts, moves = _convert(found, source, settings)
+        text, diagnostics, counts, moves, defines = _convert(found, source, settings)
     except Exception as err:  # a rule bug must not stop the run; report it with the file
         return FileOutcome(path, Status.ERROR, message=f"internal error: {type(err).__name__}: {err}")
     outcome = FileOutcome(
@@ -169,6 +172,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         lines=_line_count(source),
         kind=found.kind,
         moves=moves,
+        defines=defines,
     )
     if not is_valid_utf8(source):
         outcome.message = _NOT_UTF8
@@ -203,7 +207,7 @@ def _result_of_written(
     if outcome.status is not Status.CHANGED or outcome.output != found.path:
         return None  # not written, or renamed (the new name is a different file to the next run)
     try:
-        again, diagnostics, counts, moves = _convert(found, text, settings)
+        again, diagnostics, counts, moves, defines = _convert(found, text, settings)
     except Exception:  # a rule bug: the next run translates and reports it
         return None
     return Result(
@@ -214,6 +218,7 @@ def _result_of_written(
         _line_count(text),
         "" if is_valid_utf8(text) else _NOT_UTF8,
         moves,
+        defines,
     )
 
 
@@ -295,10 +300,14 @@ def run(
     files: Sequence[Found],
     settings: RunSettings,
     on_done: Callable[[FileOutcome], None] | None = None,
+    on_progress: Callable[[FileOutcome], None] | None = None,
     side: SideWork | None = None,
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order. `side`: work that
-    shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return."""
+    shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return.
+
+    `on_progress` sees each outcome as it comes; `on_done` sees it final, in input order: from the first
+    file with findings that wait for the whole project (option_macros) on, once the run is complete."""
     jobs = settings.jobs or os.cpu_count() or 1
     if settings.mode in (Mode.IN_PLACE, Mode.OUTPUT_TREE):  # temp files of a run that was killed
         remove_stale_temps({output_path(found, settings).parent for found in files})
@@ -320,6 +329,7 @@ def run(
 
         computed = shared(todo, settings, jobs, side)
     outcomes: list[FileOutcome] = []
+    held: list[FileOutcome] = []
     try:
         for found, done in zip(files, ready, strict=True):
             outcome = done or next(computed)
@@ -328,7 +338,11 @@ def run(
             outcomes.append(outcome)
             if side is not None:
                 side.file_done(outcome)
-            if on_done is not None:
+            if on_progress is not None:
+                on_progress(outcome)
+            if held or pending(outcome.diagnostics):
+                held.append(outcome)
+            elif on_done is not None:
                 on_done(outcome)
         if side is not None:
             for _ in computed:  # the side work left when every file is done
@@ -338,7 +352,63 @@ def run(
             computed.close()  # why: an exception above must stop the side's work now, not at exit
         if cache is not None:
             cache.save(len(files))
+    if held:
+        _settle_options(files, outcomes, settings)
+        for outcome in held:
+            if on_done is not None:
+                on_done(outcome)
     return outcomes
+
+
+def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], settings: RunSettings) -> None:
+    """Error findings under an option macro (`#ifdef PTX`) that nothing in the project defines - no file
+    of the run, no header they include, no build file, no -D of the user's - become warnings.
+
+    Runs only when some finding waits for it: the build files are read here, the sources' #defines
+    came with their results (a worker's or the cache's)."""
+    from hipify_py.option_macros import build_defines, build_files, settle
+
+    defined = {d.split("=", 1)[0].strip() for d in settings.defines}
+    for outcome in outcomes:
+        defined.update(outcome.defines)
+    converted = {os.path.abspath(f.path) for f in files}
+    roots = {f.root for f in files}
+    for path in build_files(sorted(roots)):
+        try:
+            defined |= build_defines(path.read_text(errors="replace"))
+        except OSError:
+            continue
+    for outcome in outcomes:
+        if pending(outcome.diagnostics):
+            defined |= _included_defines(outcome.path, converted)
+    for outcome in outcomes:
+        if pending(outcome.diagnostics):
+            outcome.diagnostics = settle(outcome.diagnostics, defined.__contains__)
+
+
+def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[str]:
+    """#defines of the quoted headers `path` includes (from its folder) that the run does not convert:
+    a pre-commit run names a few files, the header that switches the option on may not be one."""
+    from hipify_py.option_macros import file_defines, quoted_includes
+
+    found: set[str] = set()
+    todo, seen = [os.path.abspath(path)], set()
+    while todo and len(seen) < 64:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if name not in converted:
+            found.update(file_defines(data))
+        if len(seen) <= depth * 8:
+            folder = os.path.dirname(name)
+            todo += [os.path.normpath(os.path.join(folder, inc)) for inc in quoted_includes(data)]
+    return found
 
 
 def _stable(value: object) -> str:
@@ -384,6 +454,7 @@ def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: 
         outcome.lines,
         outcome.message,
         outcome.moves,
+        outcome.defines,
     )
     cache.put(found.path, outcome.in_hash, result)
     if outcome.output is None:
@@ -424,6 +495,7 @@ def _from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> File
         out_hash=result.out_hash,
         in_hash=digest or "",
         moves=result.moves,
+        defines=result.defines,
     )
     mode, moved = settings.mode, target != found.path
     if settings.mirror is not None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipify_py.context import REWRITABLE, Context
-from hipify_py.diagnostics import Diagnostic
+from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.mappings import load_mappings
+from hipify_py.option_macros import file_defines, is_option, option_macros
 from hipify_py.options import Options
 from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
@@ -26,6 +27,7 @@ from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
+from hipify_py.rules.pp_branches import option_branches
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.source import UTF8_BOM, newline_of
@@ -39,6 +41,7 @@ class Result:
     counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...
     lines: int = 0
     edits: list[Edit] = field(default_factory=list)  # every edit applied (verify maps compiler lines back)
+    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros: the project-wide decision)
 
     def changed_from(self, source: bytes) -> bool:
         return self.text != source
@@ -87,8 +90,9 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     combined.edits.extend(_runtime_include(ctx, combined))
     _drop_settled_findings(combined)
     _drop_api_findings_in_cuda_only_code(ctx, combined)
-    diagnostics = sorted(
-        (d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)
+    diagnostics = _with_option_macros(
+        ctx,
+        sorted((d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)),
     )
     edits = combined.edits
     if options.annotate:
@@ -102,7 +106,24 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         edits=edits,
+        defines=file_defines(source),
     )
+
+
+def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Error findings in a branch only a build option compiles (`#ifdef PTX`) carry the option's name:
+    the run decides, once it has seen every file and build file, whether anything defines it."""
+    if b"#" not in ctx.source or not any(d.severity is Severity.ERROR for d in diagnostics):
+        return diagnostics
+    names = ctx.tables.names
+    spans = option_branches(ctx.source, lambda n: is_option(n, names.__contains__))
+    if not spans:
+        return diagnostics
+    out = []
+    for d in diagnostics:
+        needs = option_macros(spans, d.start) if d.severity is Severity.ERROR else ()
+        out.append(replace(d, requires=needs) if needs else d)
+    return out
 
 
 # API-support findings about one name; the detectors already skip code hipcc never compiles.

@@ -3,7 +3,8 @@
 A topic folder may hold `options.yaml` (Options fields for every case in it); `hip_version` defaults
 to FIXTURE_HIP_VERSION, never to the machine's HIP. A case may have a
 `<case>.diagnostics` file: the exact set of `line:col RULE` diagnostics it must produce (one per
-line, `#` comments allowed; an empty file means "no diagnostics at all").
+line, `#` comments allowed; an empty file means "no diagnostics at all"); `line:col RULE warning`
+also checks the severity, as the CLI reports it when the case is the whole project.
 """
 
 from __future__ import annotations

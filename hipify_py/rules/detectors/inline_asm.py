@@ -18,6 +18,7 @@ _ASM_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\\n]|\\(?:.|\n))*")+')
 # AMDGCN mnemonics (s_nop, v_mfma_*, ds_read_*, buffer_load_*): assembly already written for AMD GPUs.
 _GCN_MNEMONIC = re.compile(rb"\s*(?:[sv]_[a-z]|ds_|buffer_|global_|flat_|scratch_|llvm\.amdgcn\.)")
 _DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\Z")
+_DIRECTIVE_LINE = re.compile(rb"[ \t]*#")
 _CONTROL_KEYWORDS = frozenset((b"if", b"while", b"for", b"switch", b"return", b"else", b"do"))
 # What PTX looks like, for asm outside __device__/__global__ functions (a device function whose qualifier
 # hides in a macro, a #define body): an instruction with a PTX type, state-space or modifier suffix
@@ -59,6 +60,8 @@ def _asm_label(src: bytes, start: int) -> bool:
     word = src[i + 1 : end]
     if _DEFINE_BEFORE.search(src, max(0, i - 64), i + 1):
         return False  # `#define LANE(m) asm(...)`: the macro's parameters, not a declaration
+    if _DIRECTIVE_LINE.match(src, src.rfind(b"\n", 0, i + 1) + 1):
+        return False  # `#ifdef PTX` + `asm(...)` on the next line: a directive's word, not a declaration
     return bool(word) and word not in _CONTROL_KEYWORDS and not word[:1].isdigit()
 
 

@@ -1,0 +1,161 @@
+"""Error findings in code only a build option compiles (`#ifdef PTX`): a warning when nothing in the
+project defines the option, an error as soon as anything does (another file, a header, a build file,
+the command line), whether the results come from a worker or from the cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipify_py.cli import main
+from hipify_py.option_macros import build_defines, file_defines, is_option, option_macros, settle
+from hipify_py.rules.pp_branches import option_branches
+from hipify_py.translate import translate
+
+KERNEL = b"""#include <cuda_runtime.h>
+#include "opts.h"
+__global__ void k(unsigned *p) {
+#ifdef PTX
+  asm("mov.u32 %0, %%laneid;" : "=r"(p[0]));
+#endif
+  p[1] = 1;
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    root = tmp_path / "proj"  # why a subfolder: build files beside the tree's parents count too
+    for name, data in {"k.cu": KERNEL, "opts.h": b"// options\n", **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data.encode() if isinstance(data, str) else data)
+    return root
+
+
+def ptx_finding(tmp_path: Path, *args: object) -> dict:
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        main, ["convert", "--hip-version", "5.2", "--check", "--report", str(report), *map(str, args)]
+    )
+    assert report.exists(), result.output
+    found = [
+        d for f in json.loads(report.read_text())["files"] for d in f["diagnostics"] if d["rule"] == "HIP204"
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_nothing_defines_the_option_warning(tmp_path: Path) -> None:
+    d = ptx_finding(tmp_path, project(tmp_path, {}))
+    assert d["severity"] == "warning"
+    assert "only compiled when PTX is defined" in d["message"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"opts.h": "#define PTX 1\n"},  # a header of the project
+        {"sub/other.cu": "#  define PTX\n"},  # any other source of the tree
+        {"Makefile": "CFLAGS += -O3 -DPTX\nall:\n\tnvcc $(CFLAGS) k.cu\n"},
+        {"CMakeLists.txt": "add_compile_definitions(FOO PTX=1)\n"},
+        {"CMakeLists.txt": "target_compile_definitions(app PRIVATE\n  PTX)\n"},
+        {"config.h.in": "#cmakedefine PTX\n"},
+    ],
+    ids=["header", "other-source", "makefile", "cmake-add", "cmake-target", "cmakedefine"],
+)
+def test_something_defines_the_option_error(tmp_path: Path, files: dict[str, str]) -> None:
+    # --no-build-files: a build file the run does not convert still says what the build defines
+    assert ptx_finding(tmp_path, "--no-build-files", project(tmp_path, files))["severity"] == "error"
+
+
+def test_build_file_beside_the_converted_folder(tmp_path: Path) -> None:
+    root = project(tmp_path, {"src/k.cu": KERNEL, "src/opts.h": ""})
+    (root / "k.cu").unlink()
+    (root / "compile_commands.json").write_text('[{"command": "nvcc -DPTX -c src/k.cu"}]')
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "error"
+
+
+def test_command_line_define(tmp_path: Path) -> None:
+    assert ptx_finding(tmp_path, "-D", "PTX=1", project(tmp_path, {}))["severity"] == "error"
+
+
+def test_named_file_sees_its_headers(tmp_path: Path) -> None:
+    # pre-commit names the staged file only: the header it includes still counts
+    root = project(tmp_path, {"opts.h": "#define PTX\n"})
+    assert ptx_finding(tmp_path, root / "k.cu")["severity"] == "error"
+
+
+def test_cached_results_carry_the_defines(tmp_path: Path) -> None:
+    root = project(tmp_path, {"opts.h": "#define PTX\n"})
+    assert ptx_finding(tmp_path, root)["severity"] == "error"
+    assert ptx_finding(tmp_path, root)["severity"] == "error"  # every file a cache hit
+    (root / "opts.h").write_text("// PTX off\n")
+    assert ptx_finding(tmp_path, root)["severity"] == "warning"  # k.cu still a hit
+
+
+def test_output_is_the_same_either_way(tmp_path: Path) -> None:
+    root = project(tmp_path, {})
+    out1, out2 = tmp_path / "o1", tmp_path / "o2"
+    for out in (out1, out2):
+        result = CliRunner().invoke(main, ["convert", "--hip-version", "5.2", "-o", str(out), str(root)])
+        assert result.exit_code == 0, result.output
+        (root / "opts.h").write_text("#define PTX\n")
+    assert (out1 / "k.cu").read_bytes() == (out2 / "k.cu").read_bytes()
+
+
+# -- the pure parts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("condition", "needs"),
+    [
+        ("#ifdef PTX", ["PTX"]),
+        ("#if PTX", ["PTX"]),
+        ("#if defined(VERIFY) && N > 2", ["N", "VERIFY"]),
+        ("#ifndef NO_PTX\n#else", ["NO_PTX"]),
+        ("#if defined(A) || defined(B)", []),
+        ("#if !PTX", []),
+        ("#ifndef PTX", []),
+        ("#ifdef __CUDACC__", []),  # the compiler's, not an option
+        ("#ifdef M_PI", []),  # a library's
+        ("#if defined(USE_MPI) && defined(__HIPCC__)", ["USE_MPI"]),
+        ("#if __has_include(<cudnn.h>)", []),
+    ],
+)
+def test_option_branches(condition: str, needs: list[str]) -> None:
+    src = f"{condition}\ncode();\n#endif\n".encode()
+    spans = option_branches(src, is_option)
+    assert list(option_macros(spans, src.index(b"code"))) == needs
+
+
+def test_nested_branches_need_every_option() -> None:
+    src = b"#ifdef A\n#ifndef B\n#else\ncode();\n#endif\n#endif\n"
+    assert option_macros(option_branches(src, is_option), src.index(b"code")) == ("A", "B")
+
+
+def test_known_cuda_names_are_not_options() -> None:
+    assert is_option(b"USE_FP16")
+    assert not is_option(b"CUDART_VERSION", {b"CUDART_VERSION"}.__contains__)
+    assert not is_option(b"NDEBUG") and not is_option(b"_OPENMP") and not is_option(b"linux")
+
+
+def test_build_defines() -> None:
+    text = 'CFLAGS=-DA -D B=2 /DC\nadd_definitions(-DD)\nset(X "-DE")\n#cmakedefine01 F\nAC_DEFINE([G], 1)\n'
+    assert {"A", "B", "C", "D", "E", "F", "G"} <= build_defines(text)
+    assert "X" not in build_defines("CXX=nvcc -x cu\n")
+
+
+def test_translate_marks_and_settle_decides() -> None:
+    result = translate(KERNEL)
+    (finding,) = [d for d in result.diagnostics if d.rule == "HIP204"]
+    assert finding.requires == ("PTX",) and str(finding.severity) == "error"
+    assert str(settle([finding], set().__contains__)[0].severity) == "warning"
+    assert settle([finding], {"PTX"}.__contains__)[0] == finding
+    assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
