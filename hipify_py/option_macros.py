@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -76,15 +76,127 @@ BUILD_NAMES = (
 BUILD_SUFFIXES = (".cmake", ".mk", ".make", ".in", ".ac", ".bazel", ".bzl", "meson.build", ".ninja")
 
 
-def build_defines(text: str) -> set[str]:
-    """Macros a build file may define: `-DNAME` (Makefile, compile_commands.json, CMake), the names in
-    CMake's *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
+def build_defines(text: str, name: str = "") -> dict[str, str]:
+    """Macros a build file may define, each with "" (its default build does) or the build option that
+    does (`make CUDNN_V8=yes`): `-DNAME` (Makefile, compile_commands.json, CMake), the names in CMake's
+    *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
+    if name in MAKEFILE_NAMES or name.endswith((".mk", ".make")):
+        return makefile_defines(text)
     found = set(_DASH_D.findall(text))
     for m in _CMAKE_DEFINITIONS.finditer(text):
         found.update(_WORD.findall(m.group(0)))
     for m in _TEMPLATE_DEFINE.finditer(text):
         found.add(m.group(1) or m.group(2))
-    return found
+    return dict.fromkeys(found, "")
+
+
+MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_MAKE_ASSIGN = re.compile(r"(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)")
+_MAKE_CONDITION = re.compile(r"(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)")
+_MAKE_REF = re.compile(r"\$[({]([^()${}]*)[)}]|\$[({]")
+
+
+def makefile_defines(text: str) -> dict[str, str]:
+    """-D flags of a Makefile; those only in a conditional its own defaults leave off (`VERIFY = no` +
+    `ifeq ($(VERIFY),yes)` + `CFLAGS += -DVERIFY`) carry the condition: a build option, off by default.
+    A variable the Makefile does not set comes from the environment or the command line: unknown."""
+    values: dict[str, str | None] = {}
+    # open conditionals: [value of the current branch (None: unknown), the condition's text, taken before]
+    stack: list[list] = []
+    out: dict[str, str] = {}
+    for raw in text.replace("\\\n", " ").splitlines():
+        line = raw.split("#", 1)[0] if not raw.startswith("\t") else raw
+        stripped = line.strip()
+        head = stripped.split(None, 1)[0] if stripped else ""
+        if head in ("ifeq", "ifneq", "ifdef", "ifndef"):
+            value = _make_condition(stripped, values)
+            stack.append([value, stripped, value])
+            continue
+        if head == "else" and stack:
+            frame = stack[-1]
+            rest = stripped[4:].strip()
+            taken = frame[2]
+            value = _make_condition(rest, values) if rest else True
+            frame[0] = False if taken is True else (None if taken is None or value is None else value)
+            frame[1] = rest or f"else of {frame[1]}"
+            frame[2] = True if taken is True or value is True else (None if None in (taken, value) else False)
+            continue
+        if head == "endif" and stack:
+            stack.pop()
+            continue
+        live = _all(frame[0] for frame in stack)
+        assign = _MAKE_ASSIGN.fullmatch(stripped) if not raw.startswith("\t") else None
+        if assign is not None and live is not False:
+            var, op, value = assign.groups()
+            expanded = _make_expand(value.strip(), values) if live else None
+            if op == "+=":
+                old = values.get(var, "")
+                values[var] = None if old is None or expanded is None else f"{old} {expanded}".strip()
+            elif op != "?=" or var not in values:
+                values[var] = None if op == "!=" else expanded
+        for macro in _DASH_D.findall(line):
+            why = "" if live is not False else next(f[1] for f in stack if f[0] is False)
+            if out.get(macro) != "":
+                out[macro] = why if macro not in out or why == "" else out[macro]
+    return out
+
+
+def _all(values: Iterable[bool | None]) -> bool | None:
+    result: bool | None = True
+    for v in values:
+        if v is False:
+            return False
+        if v is None:
+            result = None
+    return result
+
+
+def _make_expand(text: str, values: dict[str, str | None]) -> str | None:
+    """$(VAR)/${VAR} replaced by what the Makefile set; None when anything is unknown (a function, a
+    variable from the environment)."""
+    unknown = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal unknown
+        value = values.get(m.group(1)) if m.group(1) is not None else None
+        if value is None:
+            unknown = True
+            return ""
+        return value
+
+    result = _MAKE_REF.sub(one, text)
+    return None if unknown else result
+
+
+def _make_condition(text: str, values: dict[str, str | None]) -> bool | None:
+    m = _MAKE_CONDITION.fullmatch(text)
+    if m is None:
+        return None
+    kind, args = m.groups()
+    if kind in ("ifdef", "ifndef"):
+        value = values.get(args.strip())
+        known = None if args.strip() not in values or value is None else bool(value.strip())
+        return known if known is None or kind == "ifdef" else not known
+    pair = _make_pair(args.strip())
+    if pair is None:
+        return None
+    a, b = (_make_expand(x, values) for x in pair)
+    if a is None or b is None:
+        return None
+    return (a.strip() == b.strip()) == (kind == "ifeq")
+
+
+def _make_pair(args: str) -> tuple[str, str] | None:
+    """`(a,b)` or `"a" "b"`/`'a' 'b'` -> (a, b)."""
+    if args.startswith("(") and args.endswith(")"):
+        depth = 0
+        for i, c in enumerate(args[1:-1], 1):
+            depth += (c in "({") - (c in ")}")
+            if c == "," and depth == 0:
+                return args[1:i], args[i + 1 : -1]
+        return None
+    m = re.fullmatch(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""", args)
+    return (m.group(2), m.group(4)) if m else None
 
 
 def is_build_file(name: str) -> bool:
@@ -127,18 +239,22 @@ def pending(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.requires and d.severity is Severity.ERROR for d in diagnostics)
 
 
-def settle(diagnostics: Sequence[Diagnostic], defined: Callable[[str], bool]) -> list[Diagnostic]:
-    """Error findings in code that needs a macro nothing defines become warnings that say so."""
+def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> list[Diagnostic]:
+    """Error findings in code that needs a macro the default build does not define become warnings
+    that say so. `defined`: macro -> "" (defined) or the build option that defines it (off by default)."""
     out = []
     for d in diagnostics:
-        missing = [n for n in d.requires if not defined(n)] if d.severity is Severity.ERROR else []
+        missing = [n for n in d.requires if defined.get(n) != ""] if d.severity is Severity.ERROR else []
         if missing:
-            d = replace(
-                d,
-                severity=Severity.WARNING,
-                message=f"{d.message} (only compiled when {missing[0]} is defined, which nothing in the "
-                "project does)",
+            name = missing[0]
+            why = defined.get(name)
+            tail = (
+                "which nothing in the project does"
+                if why is None
+                else f"which the build does only when asked: `{why}`"
             )
+            message = f"{d.message} (only compiled when {name} is defined, {tail})"
+            d = replace(d, severity=Severity.WARNING, message=message)
         out.append(d)
     return out
 

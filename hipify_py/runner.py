@@ -368,22 +368,26 @@ def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], set
     came with their results (a worker's or the cache's)."""
     from hipify_py.option_macros import build_defines, build_files, settle
 
-    defined = {d.split("=", 1)[0].strip() for d in settings.defines}
-    for outcome in outcomes:
-        defined.update(outcome.defines)
     converted = {os.path.abspath(f.path) for f in files}
-    roots = {f.root for f in files}
-    for path in build_files(sorted(roots)):
+    defined: dict[str, str] = {}  # macro -> "" (defined) or the build option that defines it
+    for path in build_files(sorted({f.root for f in files})):
         try:
-            defined |= build_defines(path.read_text(errors="replace"))
+            found = build_defines(path.read_text(errors="replace"), path.name)
         except OSError:
             continue
+        for name, why in found.items():
+            if defined.get(name) != "":
+                defined[name] = why if name not in defined or not why else defined[name]
+    always = {d.split("=", 1)[0].strip() for d in settings.defines}
+    for outcome in outcomes:
+        always.update(outcome.defines)
     for outcome in outcomes:
         if pending(outcome.diagnostics):
-            defined |= _included_defines(outcome.path, converted)
+            always |= _included_defines(outcome.path, converted)
+    defined.update(dict.fromkeys(always, ""))
     for outcome in outcomes:
         if pending(outcome.diagnostics):
-            outcome.diagnostics = settle(outcome.diagnostics, defined.__contains__)
+            outcome.diagnostics = settle(outcome.diagnostics, defined)
 
 
 def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[str]:

@@ -75,6 +75,14 @@ def test_something_defines_the_option_error(tmp_path: Path, files: dict[str, str
     assert ptx_finding(tmp_path, "--no-build-files", project(tmp_path, files))["severity"] == "error"
 
 
+def test_makefile_option_off_by_default_warning(tmp_path: Path) -> None:
+    makefile = "PTX_ASM = no\nifeq ($(PTX_ASM),yes)\n  CFLAGS += -DPTX\nendif\n"
+    d = ptx_finding(tmp_path, project(tmp_path, {"Makefile": makefile}))
+    assert d["severity"] == "warning"
+    assert "only compiled when PTX is defined, which the build does only when asked" in d["message"]
+    assert "ifeq ($(PTX_ASM),yes)" in d["message"]
+
+
 def test_build_file_beside_the_converted_folder(tmp_path: Path) -> None:
     root = project(tmp_path, {"src/k.cu": KERNEL, "src/opts.h": ""})
     (root / "k.cu").unlink()
@@ -148,14 +156,47 @@ def test_known_cuda_names_are_not_options() -> None:
 
 def test_build_defines() -> None:
     text = 'CFLAGS=-DA -D B=2 /DC\nadd_definitions(-DD)\nset(X "-DE")\n#cmakedefine01 F\nAC_DEFINE([G], 1)\n'
-    assert {"A", "B", "C", "D", "E", "F", "G"} <= build_defines(text)
-    assert "X" not in build_defines("CXX=nvcc -x cu\n")
+    assert dict.fromkeys("ABCDEFG", "").items() <= build_defines(text, "CMakeLists.txt").items()
+    assert "X" not in build_defines("CXX=nvcc -x cu\n", "Makefile")
+
+
+MAKEFILE = """VERIFY = no
+MODE ?= fast
+ifeq ($(VERIFY),yes)
+  CFLAGS += -DVERIFY
+endif
+ifneq "$(MODE)" "fast"
+  CFLAGS += -DSLOW
+else
+  CFLAGS += -DFAST
+endif
+ifeq ($(GPU),nvidia)  # GPU comes from the environment: unknown
+  CFLAGS += -DPTX
+endif
+ifdef VERIFY
+  CFLAGS += -DHAS_VERIFY
+endif
+all:
+\tnvcc $(CFLAGS) -DALWAYS k.cu
+"""
+
+
+def test_makefile_options_off_by_default() -> None:
+    found = build_defines(MAKEFILE, "Makefile")
+    assert found == {
+        "VERIFY": "ifeq ($(VERIFY),yes)",
+        "SLOW": 'ifneq "$(MODE)" "fast"',
+        "FAST": "",
+        "PTX": "",
+        "HAS_VERIFY": "",
+        "ALWAYS": "",
+    }
 
 
 def test_translate_marks_and_settle_decides() -> None:
     result = translate(KERNEL)
     (finding,) = [d for d in result.diagnostics if d.rule == "HIP204"]
     assert finding.requires == ("PTX",) and str(finding.severity) == "error"
-    assert str(settle([finding], set().__contains__)[0].severity) == "warning"
-    assert settle([finding], {"PTX"}.__contains__)[0] == finding
+    assert str(settle([finding], {})[0].severity) == "warning"
+    assert settle([finding], {"PTX": ""})[0] == finding
     assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
