@@ -15,6 +15,10 @@ a JSON report, and every translation unit is compiled with
   silent        fails with no such finding
   environment   fails because a ROCm library header the translation names is not installed
                 (hipCUB, rocThrust, hipBLAS, hipFFT, ...): listed apart, predicted or silent as above
+  input         fails for a cause the CUDA build has too, outside the translation: a header this machine
+                lacks that the code includes as written and that is no CUDA header (shrUtils.h, omp.h,
+                gdal), a macro or flag the build passes and this compile does not (the Makefile's
+                `-Ddfloat=double`, separate compilation `-dc` for device code in another TU)
   timeout       hipcc ran out of time
 
 Layouts: a HeCBench-style tree (NAME-cuda folders; TUs from the Makefile's `source =` list, include
@@ -58,6 +62,10 @@ MAKE_INCLUDE_RE = re.compile(r"(?<!\S)-I\s*([^\s$()]+)")
 TU_SUFFIXES = (".cu", ".cpp", ".cc", ".c")
 QUOTED_RE = re.compile(r"'([A-Za-z_][\w:]*)'")
 MISSING_HEADER_RE = re.compile(r"'([^']+)' file not found")
+# folders of CUDA's own headers (cuda/pipeline, cub/, thrust/, cute/...): missing under hipcc is a port gap
+CUDA_HEADER_DIRS = frozenset(
+    {"cuda", "cub", "thrust", "cooperative_groups", "nv", "cute", "cutlass", "cuda_fp8"}
+)
 
 
 @dataclass(frozen=True)
@@ -235,9 +243,11 @@ class Classifier:
         findings: dict[str, list[Finding]],
         near: int,
         library_headers: frozenset[str],
+        cuda_headers: frozenset[str] = frozenset(),
     ):
         self.work, self.originals, self.findings, self.near = work, originals, findings, near
         self.library_headers = library_headers
+        self.cuda_headers = cuda_headers
         self._maps: dict[str, dict[int, int]] = {}
 
     def rel(self, tu: TU, path: str) -> str | None:
@@ -291,6 +301,74 @@ class Classifier:
             if any(re.search(rf"(?<![\w/]){re.escape(n)}(?!\w)", f.text + " " + f.message) for n in names)
         ]
 
+    def outside(self, tu: TU, err: CompilerError) -> str:
+        """The cause of a failure that is not the translation's (status `input`), or ""."""
+        m = MISSING_HEADER_RE.search(err.text)
+        if m and not self.cuda_header(m[1]) and err.where is not None:
+            rel = self.rel(tu, err.where.file)
+            line = self.original_line(rel, err.where.line) if rel else 0
+            try:
+                original = (self.originals / rel).read_text(errors="replace").splitlines() if rel else []
+            except OSError:
+                original = []
+            if 0 < line <= len(original) and m[1] in original[line - 1]:
+                return f"{m[1]} is not on this machine (the CUDA build includes it as written)"
+        build = self.build_text(tu)
+        flags = set(re.findall(r"(?<![\w-])-D\s*([A-Za-z_]\w*)", build))
+        for name in QUOTED_RE.findall(err.text):
+            if name in flags:
+                return f"{name} comes from the build's -D{name}"
+            via = flags & self.macro_words(tu, name)
+            if via:
+                return f"{name} is a macro of {', '.join(sorted(via))}, which comes from the build's -D"
+        if err.where is not None and self.user_error(tu, err.where.file, err.where.line, build):
+            return "the code's own #error: the build's -D configuration is missing from this compile"
+        if "undefined hidden symbol" in err.text and re.search(r"(?<![\w-])-(?:dc|rdc=true)\b", build):
+            return "device code in another TU: the build compiles with -dc (hipcc: -fgpu-rdc)"
+        return ""
+
+    def user_error(self, tu: TU, path: str, line: int, build: str) -> bool:
+        """An `#error` of the original code under a condition on a macro the build -D's."""
+        rel = self.rel(tu, path)
+        if rel is None:
+            return False
+        try:
+            lines = (self.originals / rel).read_text(errors="replace").splitlines()
+        except OSError:
+            return False
+        at = self.original_line(rel, line)
+        if not 0 < at <= len(lines) or not re.match(r"\s*#\s*error\b", lines[at - 1]):
+            return False
+        names = {
+            n
+            for text in lines[max(0, at - 80) : at - 1]
+            if re.match(r"\s*#\s*(?:if|ifdef|ifndef|elif)\b", text)
+            for n in re.findall(r"[A-Za-z_]\w*", text)
+        }
+        return any(re.search(rf"(?<![\w-])-D\s*{re.escape(n)}\b", build) for n in names)
+
+    def macro_words(self, tu: TU, name: str) -> set[str]:
+        """Words in the bodies of the program's `#define name ...` (a macro built from a -D'd one)."""
+        words: set[str] = set()
+        pattern = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\b(.*)$", re.M)
+        for path in (self.originals / tu.cwd).rglob("*"):
+            if path.suffix in (".h", ".hpp", ".cuh", ".cu", ".cpp", ".c", ".cc", ".inc") and path.is_file():
+                for m in pattern.finditer(path.read_text(errors="replace")):
+                    words.update(re.findall(r"[A-Za-z_]\w*", m.group(1)))
+        return words
+
+    def cuda_header(self, name: str) -> bool:
+        return name in self.cuda_headers or name.split("/", 1)[0] in CUDA_HEADER_DIRS
+
+    def build_text(self, tu: TU) -> str:
+        out = []
+        for name in ("Makefile", "makefile", "CMakeLists.txt"):
+            try:
+                out.append((self.originals / tu.cwd / name).read_text(errors="replace"))
+            except OSError:
+                continue
+        return "\n".join(out)
+
     def classify(self, tu: TU, res: Outcome) -> Verdict:
         rel_tu = os.path.normpath(Path(tu.cwd, tu.src))
         if res.ok:
@@ -312,6 +390,11 @@ class Classifier:
             return Verdict(tu.program, rel_tu, "silent", res.first_line())
         hits = self.predicting(tu, err)
         env = self.environment(err)
+        outside = "" if hits or env else self.outside(tu, err)
+        if outside:
+            return Verdict(
+                tu.program, rel_tu, "input", res.first_line().replace(f"{self.work}/", ""), outside
+            )
         status = (
             ("environment" if env else "predicted") if hits else ("environment_silent" if env else "silent")
         )
@@ -338,6 +421,11 @@ def compile_unit(compiler: Compiler, work: Path, tu: TU, timeout: float) -> Outc
     return Outcome(out.returncode == 0, errors[0] if errors else None, out.deps, timed_out, out.stderr)
 
 
+def cuda_headers() -> frozenset[str]:
+    """The CUDA headers the tables know: their absence under hipcc is the translation's business."""
+    return frozenset(load_mappings().headers)
+
+
 def rocm_library_headers() -> frozenset[str]:
     """Headers of ROCm libraries the translation writes (hipcub/hipcub.hpp, rocblas/rocblas.h, ...) and
     `ns/` for the ones ROCm keeps under the CUDA path (thrust/): missing means a package not installed."""
@@ -347,7 +435,16 @@ def rocm_library_headers() -> frozenset[str]:
 # ---------------------------------------------------------------- figures
 
 
-STATUSES = ("clean", "false_alarm", "predicted", "silent", "environment", "environment_silent", "timeout")
+STATUSES = (
+    "clean",
+    "false_alarm",
+    "predicted",
+    "silent",
+    "environment",
+    "environment_silent",
+    "input",
+    "timeout",
+)
 
 
 def figures(
@@ -394,6 +491,9 @@ def print_summary(verdicts: Sequence[Verdict], figs: dict, out=sys.stdout) -> No
                 file=out,
             )
     for v in verdicts:
+        if v.status == "input":
+            print(f"INPUT {v.tu}: {v.environment} ({v.first_error[:160]})", file=out)
+    for v in verdicts:
         if v.status == "false_alarm":
             for f in v.findings:
                 print(f"FALSE-ALARM {v.tu}: {f[:220]}", file=out)
@@ -407,11 +507,11 @@ def print_summary(verdicts: Sequence[Verdict], figs: dict, out=sys.stdout) -> No
             file=out,
         )
     s = figs["by_status"]
-    failing = s["predicted"] + s["silent"] + s["environment"] + s["environment_silent"] + s["timeout"]
+    failing = sum(s[k] for k in STATUSES if k not in ("clean", "false_alarm"))
     print(f"TUs: {figs['tus']}; compile {s['clean'] + s['false_alarm']}, fail {failing}", file=out)
     print(
         f"  failing: predicted {s['predicted']}, silent {s['silent']}, environment {s['environment']} "
-        f"(+{s['environment_silent']} silent), timeout {s['timeout']}",
+        f"(+{s['environment_silent']} silent), input {s['input']}, timeout {s['timeout']}",
         file=out,
     )
     print(f"  compiling: clean {s['clean']}, false alarms {s['false_alarm']}", file=out)
@@ -456,7 +556,7 @@ def run(args: argparse.Namespace) -> dict:
         report = translate_tree(work, folders, tool_args, args.j, args.code.resolve())
         t1 = time.monotonic()
         findings = error_findings(report, src_root)
-        clf = Classifier(work, src_root, findings, args.near, rocm_library_headers())
+        clf = Classifier(work, src_root, findings, args.near, rocm_library_headers(), cuda_headers())
 
         compiler = find_hipcc()
 

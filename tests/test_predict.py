@@ -99,6 +99,33 @@ def test_classify_environment_and_false_alarm(tmp_path: Path) -> None:
     assert header_alarm.classify(tu, pf.Outcome(True)).status == "clean"
 
 
+def test_classify_causes_outside_the_translation(tmp_path: Path) -> None:
+    tu = _tu(tmp_path)
+    main = tmp_path / "p" / "main.cu"
+    main.write_text(
+        '#include "shrUtils.h"\n#include <cuda/pipeline>\nreal x;\n#ifndef FLOAT\n#error pick one\n#endif\n'
+    )
+    (tmp_path / "p" / "Makefile").write_text("CFLAGS = -Dreal=float -dc\n")
+    clf = pf.Classifier(tmp_path, tmp_path, {}, 3, frozenset(), frozenset({"cuda/pipeline"}))
+    missing = clf.classify(tu, _err("main.cu", 1, "'shrUtils.h' file not found"))
+    assert missing.status == "input" and "shrUtils.h is not on this machine" in missing.environment
+    # a CUDA header the translation left: the port's gap, not the input's
+    assert clf.classify(tu, _err("main.cu", 2, "'cuda/pipeline' file not found")).status == "silent"
+    flag = clf.classify(tu, _err("main.cu", 3, "unknown type name 'real'"))
+    assert flag.status == "input" and "-Dreal" in flag.environment
+    assert clf.classify(tu, _err("main.cu", 3, "unknown type name 'imag'")).status == "silent"
+    assert clf.classify(tu, _err("main.cu", 5, "pick one")).status == "silent"  # FLOAT: no -D in the build
+    (tmp_path / "p" / "Makefile").write_text("CFLAGS = -DFLOAT -dc\n")
+    assert (
+        pf.Classifier(tmp_path, tmp_path, {}, 3, frozenset())
+        .classify(tu, _err("main.cu", 5, "pick one"))
+        .status
+        == "input"
+    )
+    rdc = clf.classify(tu, _err("main.cu", 3, "undefined hidden symbol: merge(int)"))
+    assert rdc.status == "input" and "-fgpu-rdc" in rdc.environment
+
+
 @HIPCC_MISSING
 def test_end_to_end_on_a_generic_tree(tmp_path: Path) -> None:
     tree = tmp_path / "proj"
