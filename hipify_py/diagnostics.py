@@ -433,6 +433,19 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "guarded with `#if !defined(__HIP_PLATFORM_AMD__)` (still used on NVIDIA).",
         ),
         Rule(
+            "HIP215",
+            "missing-overload",
+            Severity.ERROR,
+            "HIP has no overload of this function for the argument's type",
+            "Convert the argument to a type HIP's overloads take (shuffle a 16-bit float's bits as an int, "
+            "accumulate in float), or raise --hip-version if a newer HIP has the overload.",
+            "CUDA overloads some device functions for 16-bit floating-point types (`__shfl_xor(half2, int)`, "
+            "`atomicAdd(__half2 *, __half2)`) that HIP's headers do not declare for the target release: the "
+            "call fails with `no matching function` or `ambiguous`. Reported only where the code spells "
+            "the type (a cast in the argument, the declaration of the named variable in the function or "
+            "at file scope), for HIP releases checked to lack the overload (detector_data.OVERLOAD_GAPS).",
+        ),
+        Rule(
             "HIP301",
             "cuda-version-macro",
             Severity.WARNING,

@@ -7,6 +7,7 @@ the CUDA 12 programming guide for the CUDA side.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 # hipDeviceProp_t fields in HIP 5.2 (hip/hip_runtime_api.h).
 HIP_DEVICE_PROP_FIELDS = frozenset(
@@ -179,4 +180,53 @@ EXTRA_CUDA_FAMILIES = frozenset(
 HIP_PLATFORM_MACRO = re.compile(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*)\b"
+)
+
+# Overloads HIP lacks for an argument type (HIP215). `through`: the newest HIP release checked to lack
+# it (hipcc 5.2 of Debian 12: `no matching function`/`ambiguous`); newer targets get no finding until a
+# release is checked. `arg`: the argument whose type decides; `pointer`: the argument points to the type.
+HALF_TYPES = frozenset(
+    (
+        b"__half",
+        b"half",
+        b"__half2",
+        b"half2",
+        b"__nv_bfloat16",
+        b"nv_bfloat16",
+        b"__nv_bfloat162",
+        b"nv_bfloat162",
+        b"__hip_bfloat16",
+        b"__hip_bfloat162",
+    )
+)
+
+
+@dataclass(frozen=True)
+class OverloadGap:
+    functions: tuple[bytes, ...]
+    arg: int
+    pointer: bool
+    types: frozenset[bytes]
+    through: str
+    what: str
+
+
+_SHUFFLE_GAP = (
+    "HIP's warp shuffles take 32/64-bit integers and floats, not 16-bit floating-point types: shuffle the "
+    "bits as an int (memcpy/union) or the value as a float"
+)
+_SHUFFLES = (b"__shfl", b"__shfl_up", b"__shfl_down", b"__shfl_xor")
+OVERLOAD_GAPS = (
+    OverloadGap(_SHUFFLES, 0, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
+    # the _sync forms (mask first) where the target keeps them (HIP 6.2+) or the adaptation has not run
+    OverloadGap(tuple(n + b"_sync" for n in _SHUFFLES), 1, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
+    OverloadGap(
+        (b"atomicAdd",),
+        0,
+        True,
+        HALF_TYPES,
+        "5.2",
+        "HIP's atomicAdd takes int, unsigned, unsigned long long, float and double pointers, not 16-bit "
+        "floating-point ones: use atomicCAS on the 32-bit word, or accumulate in float",
+    ),
 )

@@ -1,0 +1,95 @@
+"""Calls HIP has no overload for, given the argument's type (HIP215): `__shfl_xor(half2, int)`,
+`atomicAdd(__half2 *, __half2)` compile with nvcc and fail with `no matching function` or `ambiguous`
+under hipcc. The type is known only when the code spells it: a cast in the argument, or the declaration
+of the named variable in the enclosing function (a parameter, a local) or at file scope; otherwise
+nothing is said (no guess, no false alarm). Facts: detector_data.OVERLOAD_GAPS, dated by HIP release."""
+
+from __future__ import annotations
+
+import re
+
+from hipify_py import callargs
+from hipify_py.context import Context
+from hipify_py.mappings import compare_versions
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detector_data import OVERLOAD_GAPS
+from hipify_py.rules.detectors.common import Scan
+
+_CAST = re.compile(
+    rb"\(\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*\)"
+    rb"|(?:reinterpret_cast|static_cast|const_cast)\s*<\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*>"
+)
+_VALUE = re.compile(rb"(\w+)(\s*\[[^\[\]]*\])?")
+_POINTER = re.compile(rb"&\s*(\w+)(\s*\[[^\[\]]*\])?|(\w+)(?:\s*\+\s*[\w\s*+-]+)?")
+
+
+def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    target = ctx.options.hip_version
+    if not target:
+        return result  # the tables' latest HIP: no release newer than the checked ones is known to lack them
+    gaps = {f: g for g in OVERLOAD_GAPS if compare_versions(target, g.through) <= 0 for f in g.functions}
+    present = [f for f in gaps if f in ctx.identifiers]
+    if not present:
+        return result
+    src = ctx.source
+    pattern = re.compile(rb"(?<![\w$.>])(" + b"|".join(present) + rb")(?=\s*\()")
+    for m in scan.code(pattern):
+        gap = gaps[m.group(1)]
+        call = callargs.from_text(src, (m.start(), m.end()))
+        if call is None or len(call.args) <= gap.arg:
+            continue
+        found = _type_of(ctx, call.text(src, gap.arg), m.start(), gap.pointer)
+        if found is not None and found in gap.types:
+            kind = f"{found.decode()} *" if gap.pointer else found.decode()
+            msg = f"`{m.group(1).decode()}` has no HIP {target} overload for {kind}: {gap.what}"
+            result.diagnostics.append(ctx.diag("HIP215", m.start(), m.end(), msg))
+    return result
+
+
+def _type_of(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | None:
+    """The type the argument has (pointer=True: the type it points to), when the code spells it."""
+    arg = arg.strip()
+    cast = _CAST.match(arg)
+    if cast is not None:
+        name, star = (cast.group(1), cast.group(2)) if cast.group(1) else (cast.group(3), cast.group(4))
+        return name if bool(star) == pointer else None
+    if pointer:
+        m = _POINTER.fullmatch(arg)
+        if m is None:
+            return None
+        if m.group(1):  # &x or &x[i]
+            return _declared(ctx, m.group(1), at, want_pointer=bool(m.group(2)), either=bool(m.group(2)))
+        return _declared(ctx, m.group(3), at, want_pointer=True)
+    m = _VALUE.fullmatch(arg)
+    if m is None:
+        return None
+    return _declared(ctx, m.group(1), at, want_pointer=bool(m.group(2)), either=bool(m.group(2)))
+
+
+def _declared(ctx: Context, name: bytes, at: int, want_pointer: bool, either: bool = False) -> bytes | None:
+    """The type of the last declaration of `name` before `at` in its function, else at file scope.
+    `either`: `x[i]` is an element of a `T *x` or of a `T x[N]`."""
+    decl = re.compile(
+        rb"\b([A-Za-z_]\w*)\s*(?:const\s*)?(\*?)\s*(?:const\s+)?(?:__restrict__\s+|__restrict\s+)?"
+        + re.escape(name)
+        + rb"\s*(\[)?(?=\s*[,;)=\[])"
+    )
+    start = _function_start(ctx, at)
+    for lo, hi in ((start, at), (0, start)):
+        hits = [d for d in decl.finditer(ctx.source, lo, hi) if d.group(1) not in _NOT_TYPES]
+        if hits:
+            d = hits[-1]
+            is_pointer = bool(d.group(2)) or (either and bool(d.group(3)))
+            return d.group(1) if is_pointer == want_pointer else None
+    return None
+
+
+_NOT_TYPES = frozenset((b"return", b"const", b"sizeof", b"case", b"else", b"goto", b"typedef", b"delete"))
+
+
+def _function_start(ctx: Context, at: int) -> int:
+    node = ctx.root.descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node.start_byte if node is not None else 0
