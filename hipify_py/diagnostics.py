@@ -446,6 +446,16 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "at file scope), for HIP releases checked to lack the overload (detector_data.OVERLOAD_GAPS).",
         ),
         Rule(
+            "HIP216",
+            "dim3-from-uint3",
+            Severity.ERROR,
+            "HIP's dim3 has no conversion from uint3",
+            "Construct the dim3 from its components: `dim3(x, y, z)` instead of `make_uint3(x, y, z)`.",
+            "CUDA's dim3 has a constructor from uint3, so `dim3 grid = make_uint3(...)`, `grid = "
+            "make_uint3(...)` and `k<<<make_uint3(...), ...>>>` compile with nvcc. HIP's dim3 (every "
+            "release) only has `dim3(uint32_t x, uint32_t y, uint32_t z)`: `no viable conversion`.",
+        ),
+        Rule(
             "HIP301",
             "cuda-version-macro",
             Severity.WARNING,

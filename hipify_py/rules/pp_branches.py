@@ -464,9 +464,7 @@ def option_branches(
             return
         toks = _branch_liveness(earlier, own)
         names_all = frozenset(t for k, t in toks if k == "i")
-        required = frozenset(
-            n for n in names if evaluate(toks, amd_env(frozenset({n}))(names_all)) == 0
-        )
+        required = frozenset(n for n in names if evaluate(toks, amd_env(frozenset({n}))(names_all)) == 0)
         if required:
             out.append((body, at, required))
 

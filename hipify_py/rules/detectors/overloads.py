@@ -93,3 +93,27 @@ def _function_start(ctx: Context, at: int) -> int:
     while node is not None and node.type != "function_definition":
         node = node.parent
     return node.start_byte if node is not None else 0
+
+
+# `dim3 g = make_uint3(...)`, `g = make_uint3(...)` for a dim3 g, `dim3(u)`, `k<<<make_uint3(...), b>>>`:
+# CUDA's dim3 converts from uint3, HIP's (every release: only `dim3(uint32_t x, y, z)`) does not.
+_MAKE_UINT3 = re.compile(rb"\bmake_uint3\s*\(")
+_BEFORE_DIM3 = re.compile(
+    rb"(?:\bdim3\s+\w+\s*(?:=|\(|\{)|\bdim3\s*(?:\(|\{)|(?<![\w.>])(\w+)\s*=(?!=)|<<<[^;>]*?)\s*\Z"
+)
+
+
+def dim3_from_uint3(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    if b"dim3" not in ctx.identifiers and b"<<<" not in ctx.source:
+        return result
+    src = ctx.source
+    for m in scan.code(_MAKE_UINT3):
+        before = _BEFORE_DIM3.search(src, max(0, m.start() - 160), m.start())
+        if before is None:
+            continue
+        if before.group(1) and _declared(ctx, before.group(1), m.start(), want_pointer=False) != b"dim3":
+            continue
+        msg = "HIP's dim3 has no conversion from uint3 (only dim3(x, y, z)): write dim3(x, y, z)"
+        result.diagnostics.append(ctx.diag("HIP216", m.start(), m.start() + len(b"make_uint3"), msg))
+    return result
