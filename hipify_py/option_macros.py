@@ -21,6 +21,8 @@ from pathlib import Path
 
 from hipify_py.diagnostics import Diagnostic, Severity
 
+USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
+
 # Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
 # or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
 _OPTION = re.compile(rb"[A-Z][A-Z0-9_]*")
@@ -240,23 +242,35 @@ def pending(diagnostics: Sequence[Diagnostic]) -> bool:
 
 
 def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> list[Diagnostic]:
-    """Error findings in code that needs a macro the default build does not define become warnings
-    that say so. `defined`: macro -> "" (defined) or the build option that defines it (off by default)."""
+    """Error findings in code that needs a macro the default build does not define, or an operator use
+    no file of the project makes (`use:*= float2`, vector_ops.operator_uses), become warnings that say
+    so. `defined`: macro or use -> "" (there) or the build option that defines the macro (off by default)."""
     out = []
     for d in diagnostics:
-        missing = [n for n in d.requires if defined.get(n) != ""] if d.severity is Severity.ERROR else []
+        missing = [n for n in d.requires if not _present(n, defined)] if d.severity is Severity.ERROR else []
         if missing:
-            name = missing[0]
-            why = defined.get(name)
-            tail = (
-                "which nothing in the project does"
-                if why is None
-                else f"which the build does only when asked: `{why}`"
-            )
-            message = f"{d.message} (only compiled when {name} is defined, {tail})"
-            d = replace(d, severity=Severity.WARNING, message=message)
+            d = replace(d, severity=Severity.WARNING, message=f"{d.message} ({_why(missing[0], defined)})")
         out.append(d)
     return out
+
+
+def _present(name: str, defined: Mapping[str, str]) -> bool:
+    if name.startswith(USE):  # `use:*= float2`: also `use:*= ?`, a use whose operand type is not spelled
+        return name in defined or f"{name.rsplit(' ', 1)[0]} ?" in defined or f"{USE}? ?" in defined
+    return defined.get(name) == ""
+
+
+def _why(name: str, defined: Mapping[str, str]) -> str:
+    if name.startswith(USE):
+        op, vector = name[len(USE) :].split(" ", 1)
+        return (
+            f"nothing in the project applies {op} to a {vector} with a {vector} operand: an unused "
+            "colliding operator compiles, only a use is ambiguous"
+        )
+    why = defined.get(name)
+    if why is None:
+        return f"only compiled when {name} is defined, which nothing in the project does"
+    return f"only compiled when {name} is defined, which the build does only when asked: `{why}`"
 
 
 def quoted_includes(source: bytes) -> list[str]:

@@ -27,7 +27,7 @@ from hipify_py.fileio import (
     remove_stale_temps,
     writable,
 )
-from hipify_py.option_macros import pending
+from hipify_py.option_macros import USE, pending
 from hipify_py.options import Options
 from hipify_py.rename import RenamePlan, include_edits
 
@@ -385,9 +385,29 @@ def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], set
         if pending(outcome.diagnostics):
             always |= _included_defines(outcome.path, converted)
     defined.update(dict.fromkeys(always, ""))
+    if any(n.startswith(USE) for o in outcomes for d in o.diagnostics for n in d.requires):
+        defined.update(dict.fromkeys(_operator_uses(outcomes), ""))
     for outcome in outcomes:
         if pending(outcome.diagnostics):
             outcome.diagnostics = settle(outcome.diagnostics, defined)
+
+
+def _operator_uses(outcomes: Sequence[FileOutcome]) -> set[str]:
+    """The vector operator uses of every source of the run (vector_ops.operator_uses), for a colliding
+    operator (HIP127) that is an error only where something uses it. Read again here, only when such a
+    finding waits: a per-file scan in every worker would tax every run for a rare finding."""
+    from hipify_py.rules.vector_ops import operator_uses
+
+    uses: set[str] = set()
+    for outcome in outcomes:
+        if outcome.kind != "source":
+            continue
+        try:
+            with open(outcome.path, "rb") as handle:
+                uses.update(operator_uses(handle.read()))
+        except OSError:
+            uses.add(f"{USE}? ?")  # unreadable: it may use anything
+    return uses
 
 
 def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[str]:

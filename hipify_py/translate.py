@@ -122,7 +122,7 @@ def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Dia
     out = []
     for d in diagnostics:
         needs = option_macros(spans, d.start) if d.severity is Severity.ERROR else ()
-        out.append(replace(d, requires=needs) if needs else d)
+        out.append(replace(d, requires=tuple(sorted({*d.requires, *needs}))) if needs else d)
     return out
 
 

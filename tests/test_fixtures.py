@@ -9,6 +9,7 @@ from fixture_cases import Case, cases, parse_expected_diagnostics
 
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.option_macros import settle
+from hipify_py.rules.vector_ops import operator_uses
 from hipify_py.translate import translate
 
 CASES = cases()
@@ -22,7 +23,8 @@ def test_fixture(case: Case) -> None:
     if case.diagnostics is not None:
         expected = parse_expected_diagnostics(case.diagnostics)
         # the fixture is the whole project: what the CLI reports when it converts this one file
-        final = settle(result.diagnostics, dict.fromkeys(result.defines, ""))
+        facts = (*result.defines, *operator_uses(case.input.read_bytes()))
+        final = settle(result.diagnostics, dict.fromkeys(facts, ""))
         got = {_entry(d, expected) for d in final}
         assert got == expected
 

@@ -200,3 +200,62 @@ def test_translate_marks_and_settle_decides() -> None:
     assert str(settle([finding], {})[0].severity) == "warning"
     assert settle([finding], {"PTX": ""})[0] == finding
     assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
+
+
+# -- HIP127: a colliding vector operator is an error only where the project may use it ---------------
+COMPLEX_MUL = b"""#include <cuda_runtime.h>
+inline __host__ __device__ void operator*=(float2 &a, const float2 b)
+{
+    float s = a.x;
+    a.x = s * b.x - a.y * b.y;
+    a.y = a.y * b.x + s * b.y;
+}
+"""
+
+
+def vector_finding(tmp_path: Path, use: str) -> dict:
+    root = tmp_path / "proj"
+    root.mkdir(exist_ok=True)
+    (root / "cplx.h").write_bytes(COMPLEX_MUL)
+    (root / "main.cu").write_text(f'#include "cplx.h"\n{use}\n')
+    report = tmp_path / "report.json"
+    CliRunner().invoke(
+        main, ["convert", "--hip-version", "5.2", "--check", "--report", str(report), str(root)]
+    )
+    (found,) = [
+        d for f in json.loads(report.read_text())["files"] for d in f["diagnostics"] if d["rule"] == "HIP127"
+    ]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("use", "severity"),
+    [
+        ("__global__ void k(float2 *p, float s) { p[0] *= s; p[1].x *= 2.0f; }", "warning"),
+        ("__global__ void k(float2 *p) { float2 v = p[0]; v *= p[1]; p[0] = v; }", "error"),
+        ("template <class T> __device__ void scale(T &a, T b) { a *= b; }", "error"),  # T: not spelled
+        ("typedef float2 cplx;\n__device__ void f(cplx &a, cplx b) { a *= b; }", "error"),
+    ],
+    ids=["scalar-and-component", "vector-use", "template", "alias"],
+)
+def test_colliding_operator_error_only_when_used(tmp_path: Path, use: str, severity: str) -> None:
+    d = vector_finding(tmp_path, use)
+    assert d["severity"] == severity
+    assert ("an unused colliding operator compiles" in d["message"]) == (severity == "warning")
+
+
+def test_operator_uses() -> None:
+    from hipify_py.rules.vector_ops import operator_uses
+
+    src = b"""
+    // a *= b in a comment, "x += y" in a string
+    __device__ void f(float2 *p, float2 v, float s, int n) {
+        p += n;        // pointer arithmetic
+        p[0] *= s;     // vector by scalar: HIP's template, no collision
+        p[1] -= v;     // vector by vector
+        v.x += 1.0f;   // a component
+        for (int i = 0; i < n; ++i) n--;
+        ++v;
+    }
+    """
+    assert operator_uses(src) == ("use:++ float2", "use:-= float2")
