@@ -62,6 +62,9 @@ MAKE_INCLUDE_RE = re.compile(r"(?<!\S)-I\s*([^\s$()]+)")
 TU_SUFFIXES = (".cu", ".cpp", ".cc", ".c")
 QUOTED_RE = re.compile(r"'([A-Za-z_][\w:]*)'")
 MISSING_HEADER_RE = re.compile(r"'([^']+)' file not found")
+UNDECLARED_RE = re.compile(
+    r"use of undeclared identifier '|unknown type name '|no type named '|no member named '"
+)
 # folders of CUDA's own headers (cuda/pipeline, cub/, thrust/, cute/...): missing under hipcc is a port gap
 CUDA_HEADER_DIRS = frozenset(
     {"cuda", "cub", "thrust", "cooperative_groups", "nv", "cute", "cutlass", "cuda_fp8"}
@@ -285,21 +288,22 @@ class Classifier:
 
     def predicting(self, tu: TU, err: CompilerError) -> list[Finding]:
         places = self.places(tu, err)
+        names = set(QUOTED_RE.findall(err.text)) | set(MISSING_HEADER_RE.findall(err.text))
+        names = {n.split("::")[-1] for n in names if n}
+
+        def naming(f: Finding) -> bool:
+            return any(re.search(rf"(?<![\w/]){re.escape(n)}(?!\w)", f.text + " " + f.message) for n in names)
+
         hits = [
             f for rel, line in places for f in self.findings.get(rel, ()) if abs(f.line - line) <= self.near
         ]
-        if hits:
-            return hits
+        # an undeclared name is the whole cause: a finding nearby about something else did not predict it
+        exact = UNDECLARED_RE.search(err.text) is not None
+        if hits and (not exact or any(naming(f) for f in hits)):
+            return [f for f in hits if naming(f)] if exact else hits
         # the cause elsewhere in the failing file or the TU: the name clang quotes, a missing header
-        names = set(QUOTED_RE.findall(err.text)) | set(MISSING_HEADER_RE.findall(err.text))
-        names = {n.split("::")[-1] for n in names if n}
         files = {rel for rel, _ in places[:1]} | {os.path.normpath(Path(tu.cwd, tu.src))}
-        return [
-            f
-            for rel in files
-            for f in self.findings.get(rel, ())
-            if any(re.search(rf"(?<![\w/]){re.escape(n)}(?!\w)", f.text + " " + f.message) for n in names)
-        ]
+        return [f for rel in files for f in self.findings.get(rel, ()) if naming(f)]
 
     def outside(self, tu: TU, err: CompilerError) -> str:
         """The cause of a failure that is not the translation's (status `input`), or ""."""

@@ -99,6 +99,18 @@ def test_classify_environment_and_false_alarm(tmp_path: Path) -> None:
     assert header_alarm.classify(tu, pf.Outcome(True)).status == "clean"
 
 
+def test_an_undeclared_name_needs_a_finding_about_it(tmp_path: Path) -> None:
+    tu = _tu(tmp_path)
+    near = pf.Finding("p/main.cu", 31, 3, "HIP103", "CUDA_R_32F -> HIP_R_32F needs HIP 5.7", "CUDA_R_32F")
+    clf = _classifier(tmp_path, [near])
+    undeclared = _err("main.cu", 30, "use of undeclared identifier 'hipsparseGetErrorString'")
+    assert clf.classify(tu, undeclared).status == "silent"  # a finding nearby about something else
+    cause = pf.Finding("p/main.cu", 5, 1, "HIP103", "-> hipsparseGetErrorString needs HIP 6.0", "x")
+    both = _classifier(tmp_path, [near, cause]).classify(tu, undeclared)
+    assert both.status == "predicted" and both.findings == [cause.where()]
+    assert clf.classify(tu, _err("main.cu", 30, "invalid operands")).status == "predicted"  # no name: near
+
+
 def test_classify_causes_outside_the_translation(tmp_path: Path) -> None:
     tu = _tu(tmp_path)
     main = tmp_path / "p" / "main.cu"
