@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipify_py import derived
 from hipify_py.mappings import compare_versions, mappings_dir
 
 TABLE_NAME = "version-adaptations.yaml"
@@ -98,7 +99,13 @@ def _row(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> A
 
 @functools.lru_cache(maxsize=1)
 def load_table(path: Path | None = None) -> tuple[Adaptation, ...]:
-    import yaml
+    if path is None:  # the shipped table: built once per code stamp (hipify_py/derived.py)
+        return derived.load("version-adaptations", _build_table)
+    return _build_table(path)
+
+
+def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
+    import yaml  # why here: runs that load the built table from the cache never need it
 
     path = path or mappings_dir() / TABLE_NAME
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

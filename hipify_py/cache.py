@@ -19,6 +19,7 @@ but never corrupt the file. A corrupt or foreign file is ignored and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import functools
 import marshal
 import os
 import time
@@ -269,6 +270,7 @@ def put_blob(root: Path, out_hash: str, data: bytes) -> None:
 # -- the settings digest --------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
 def code_stamp() -> str:
     """Stamp of the package code and built-in mapping tables (name, size, mtime of each file).
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipify_py import callargs
+from hipify_py import callargs, derived
 from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
@@ -104,6 +104,12 @@ def _probe_file_for(directory: Path, target: str | None) -> tuple[str, Path | No
 
 @functools.lru_cache(maxsize=8)
 def load_call_table(hip_version: str | None = None, directory: Path | None = None) -> CallTable:
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+        return derived.load("call-table", _build_call_table, hip_version)
+    return _build_call_table(hip_version, directory)
+
+
+def _build_call_table(hip_version: str | None, directory: Path | None = None) -> CallTable:
     directory = directory or mappings_dir()
     changes: dict[bytes, list[Change]] = {}
     overloads: dict[bytes, dict[int, bytes]] = {}

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
 from hipify_py.mappings import compare_versions, mappings_dir, parse_version
@@ -55,6 +56,14 @@ def hip_device_functions(
     hip_version: str | None = None, directory: Path | None = None
 ) -> Mapping[bytes, frozenset]:
     """name -> set of normalised parameter-type tuples HIP defines (for the target or nearest version)."""
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+        return derived.load("hip-device-functions", _build_device_functions, hip_version)
+    return _build_device_functions(hip_version, directory)
+
+
+def _build_device_functions(
+    hip_version: str | None, directory: Path | None = None
+) -> Mapping[bytes, frozenset]:
     directory = directory or mappings_dir()
     files = {p.name[len("hip-device-functions-") : -len(".yaml")]: p for p in directory.glob(DEVICE_GLOB)}
     if not files:

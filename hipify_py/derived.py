@@ -1,0 +1,58 @@
+"""Objects built from the data tables, kept in the cache directory between runs.
+
+A rule's table (call adaptations, HIP's device functions, version adaptations) is parsed from YAML and
+turned into lookups; for one staged file that build costs more than translating the file. `load`
+returns what `build(*args)` returns, from `<cache>/derived/<name>-<key>.pickle` when an earlier run
+built it with the same code and tables, else it builds it and writes the pickle atomically.
+
+The key is the code stamp (`cache.code_stamp`: every .py of the package and mappings/*.yaml by name,
+size and mtime, as the result cache uses), the name and the arguments, so an edited table or rule
+module is rebuilt. Arguments must have a stable repr (str, int, None, tuples of them); a builder that
+reads anything else (a user's file) must not be cached. No cache directory, an unreadable or
+foreign file: built in-process, as without this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hipify_py.cache import cache_root, code_stamp, text_hash
+from hipify_py.fileio import atomic_write
+
+T = TypeVar("T")
+FORMAT = 1
+
+
+def path_for(name: str, args: tuple[Any, ...], root: Path | None = None) -> Path | None:
+    root = root if root is not None else cache_root()
+    if root is None:
+        return None
+    key = text_hash(str(FORMAT), code_stamp(), name, repr(args))
+    return root / "derived" / f"{name}-{key}.pickle"
+
+
+def load(name: str, build: Callable[..., T], *args: Any) -> T:
+    """`build(*args)`, from the cache when a run with the same code and tables already built it."""
+    path = path_for(name, args)
+    if path is None:
+        return build(*args)
+    import pickle  # why here: only runs that use a cached table pay its import
+
+    try:
+        with open(path, "rb") as handle:
+            stored = pickle.load(handle)
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == (FORMAT, name, args):
+            return stored[1]  # type: ignore[no-any-return]
+    except Exception:  # why so broad: a missing, damaged or foreign file is a miss, never an error
+        pass
+    value = build(*args)
+    with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
+        data = pickle.dumps(((FORMAT, name, args), value), protocol=pickle.HIGHEST_PROTOCOL)
+        if not path.parent.is_dir():
+            os.makedirs(path.parent, exist_ok=True)
+        atomic_write(path, data, durable=False)
+    return value

@@ -1,0 +1,91 @@
+"""hipify_py/derived.py: built tables come from the cache directory when code and tables are unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipify_py import cache, derived
+from hipify_py.adaptations import _build_table
+from hipify_py.rules.calls import _build_call_table
+from hipify_py.rules.cxx import _build_device_functions
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(derived, "code_stamp", lambda: "this build")
+    return tmp_path / "cache"
+
+
+def counting(calls: list[tuple], value: object):  # type: ignore[no-untyped-def]
+    def build(*args: object) -> object:
+        calls.append(args)
+        return value
+
+    return build
+
+
+def test_built_once_then_read(cache_dir: Path) -> None:
+    calls: list[tuple] = []
+    build = counting(calls, {"a": (1, "x")})
+    assert derived.load("table", build, "5.2") == {"a": (1, "x")}
+    assert derived.load("table", build, "5.2") == {"a": (1, "x")}
+    assert calls == [("5.2",)]
+    assert [p.name.split("-")[0] for p in (cache_dir / "derived").iterdir()] == ["table"]
+
+
+def test_arguments_name_and_code_are_in_the_key(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple] = []
+    build = counting(calls, 1)
+    derived.load("table", build, "5.2")
+    derived.load("table", build, "6.0")
+    derived.load("other", build, "5.2")
+    monkeypatch.setattr(derived, "code_stamp", lambda: "edited code or tables")
+    derived.load("table", build, "5.2")
+    assert calls == [("5.2",), ("6.0",), ("5.2",), ("5.2",)]
+
+
+@pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x05K\x01."])
+def test_damaged_or_foreign_file_is_rebuilt(cache_dir: Path, content: bytes) -> None:
+    calls: list[tuple] = []
+    path = derived.path_for("table", ("5.2",))
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    assert derived.load("table", counting(calls, "built"), "5.2") == "built"
+    assert derived.load("table", counting(calls, "built"), "5.2") == "built"
+    assert calls == [("5.2",)]  # the rebuilt value replaced the bad file
+
+
+def test_no_cache_directory_builds_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", "")
+    calls: list[tuple] = []
+    derived.load("table", counting(calls, 1), "5.2")
+    derived.load("table", counting(calls, 1), "5.2")
+    assert calls == [("5.2",), ("5.2",)]
+
+
+def test_unwritable_cache_still_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(blocker))
+    assert derived.load("table", counting([], 7), "5.2") == 7
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "args"),
+    [
+        ("call-table", _build_call_table, ("5.2",)),
+        ("hip-device-functions", _build_device_functions, ("5.2",)),
+        ("version-adaptations", _build_table, ()),
+    ],
+)
+def test_shipped_tables_round_trip(cache_dir: Path, name: str, build, args: tuple) -> None:  # type: ignore[no-untyped-def]
+    built = derived.load(name, build, *args)
+    assert derived.load(name, lambda *a: pytest.fail("rebuilt"), *args) == built == build(*args)
+
+
+def test_code_stamp_is_computed_once_per_process() -> None:
+    assert cache.code_stamp() is cache.code_stamp()
