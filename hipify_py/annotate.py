@@ -9,20 +9,20 @@ the ids already written in the block of HIPIFY-PY comments above a line are skip
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from hipify_py import lexer
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.edits import Edit
 from hipify_py.fileio import is_valid_utf8
+from hipify_py.lazyre import lazy
 from hipify_py.source import UTF8_BOM, LineIndex, newline_of
 
 MARK = "HIPIFY-PY:"
 MAX_MESSAGE = 160  # a note is a pointer to the report, not the report; keep lines readable
 
-_NOTE = re.compile(rb"^[ \t]*//[ \t]*HIPIFY-PY:[ \t]*(HIP\d+)\b")
-_IGNORE = re.compile(rb"^[ \t]*//[ \t]*hipify-py:\s*ignore\b")
+_NOTE = lazy(rb"^[ \t]*//[ \t]*HIPIFY-PY:[ \t]*(HIP\d+)\b")
+_IGNORE = lazy(rb"^[ \t]*//[ \t]*hipify-py:\s*ignore\b")
 
 
 def annotation_edits(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from hipify_py import lexer
 from hipify_py.diagnostics import Diagnostic, rule_info
+from hipify_py.lazyre import lazy
 from hipify_py.options import Options
 from hipify_py.parser import Node, Tree, ancestors, parse
 from hipify_py.source import LineIndex
@@ -42,16 +43,16 @@ _STRING = frozenset(
 _OPAQUE = frozenset({"preproc_arg", "ERROR"})
 
 # Macros whose definedness marks code already written for HIP/ROCm.
-_HIP_GUARD = re.compile(
+_HIP_GUARD = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
-_OPERATOR_BEFORE = re.compile(rb"(?<![\w$])operator\s+\Z")
-_NAME_NEXT = re.compile(rb"[ \t]*[A-Za-z_]")
+_OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
+_NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
 # `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
-_SCOPE_BEFORE = re.compile(rb"(?<![\w$])([A-Za-z_]\w*)\s*::\s*\Z")
-_OFF_ON = re.compile(rb"hipify-py:\s*(off|on)\b")
-_IGNORE = re.compile(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
+_SCOPE_BEFORE = lazy(rb"(?<![\w$])([A-Za-z_]\w*)\s*::\s*\Z")
+_OFF_ON = lazy(rb"hipify-py:\s*(off|on)\b")
+_IGNORE = lazy(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
 
 
 class Where:

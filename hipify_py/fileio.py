@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import stat
@@ -13,11 +12,13 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from hipify_py.lazyre import lazy
+
 BINARY_SNIFF = 8192
 # Temp files are `.<name>.hipify-py-tmp.<pid>.<random>` next to their target: hidden, recognisable, and
 # the pid tells a later run whether the writer is gone (killed) so the leftover can be removed.
 TEMP_MARK = ".hipify-py-tmp."
-_TEMP_NAME = re.compile(r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$")
+_TEMP_NAME = lazy(r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$")
 
 
 class InputError(Exception):

@@ -11,7 +11,9 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-_TOKEN = re.compile(
+from hipify_py.lazyre import lazy
+
+_TOKEN = lazy(
     rb"""
       (?P<comment>//(?:\\\r?\n|[^\n])*|/\*.*?(?:\*/|\Z))
     | (?P<raw>(?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)")
@@ -25,8 +27,8 @@ _TOKEN = re.compile(
 # _TOKEN behind a possessive run of bytes that cannot start a token: the engine then skips blanks and
 # punctuation in one step instead of trying every alternative at each byte (3x faster on macro bodies).
 # A token's own offsets are those of its group: m.start(m.lastgroup), not m.start().
-_SCAN = re.compile(rb"[^/\"'\w.]*+(?:" + _TOKEN.pattern + rb")", re.VERBOSE | re.DOTALL)
-_MEMBER_BEFORE = re.compile(rb"(?:\.|->)\s*\Z")
+_SCAN = lazy(rb"[^/\"'\w.]*+(?:" + _TOKEN.pattern + rb")", re.VERBOSE | re.DOTALL)
+_MEMBER_BEFORE = lazy(rb"(?:\.|->)\s*\Z")
 
 
 class Token(NamedTuple):

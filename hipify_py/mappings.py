@@ -14,7 +14,6 @@ import functools
 import hashlib
 import marshal
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hipify_py import __version__
+from hipify_py.lazyre import lazy
 
 # Precedence when one CUDA name appears in several families (e.g. CUstream_st: runtime and driver).
 FAMILY_ORDER: tuple[str, ...] = (
@@ -158,7 +158,7 @@ NAMESPACE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Nam
 GUARD_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Guard))
 INCLUDE_NEED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(IncludeNeed))
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
-_VERSION_PART = re.compile(r"\d+")
+_VERSION_PART = lazy(r"\d+")
 
 
 def parse_version(text: str) -> tuple[int, ...]:

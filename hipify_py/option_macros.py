@@ -20,13 +20,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from hipify_py.diagnostics import Diagnostic, Severity
+from hipify_py.lazyre import lazy
 
 USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
 
 # Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
 # or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
-_OPTION = re.compile(rb"[A-Z][A-Z0-9_]*")
-_LIBRARY = re.compile(
+_OPTION = lazy(rb"[A-Z][A-Z0-9_]*")
+_LIBRARY = lazy(
     rb"(?:HIP|ROC|RCCL|MIOPEN|HIPCUB|THRUST|CUB|MPI|OMPI|MPICH|OMP|M|FLT|DBL|LDBL|INT\d*|UINT\d*|INTMAX|UINTMAX|"
     rb"INTPTR|UINTPTR|SIZE|SSIZE|PTRDIFF|CHAR|SCHAR|UCHAR|SHRT|USHRT|LONG|ULONG|LLONG|ULLONG|WCHAR|WINT|"
     rb"SIG|SIG_ATOMIC|RAND|EXIT|CLOCKS|CLOCK|PATH|FP|MATH|HUGE|EOF|BUFSIZ|FILENAME|FOPEN|TMP|SEEK|O|S|"
@@ -48,7 +49,7 @@ def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: in
     return tuple(sorted(n.decode() for n in names))
 
 
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 
 
 def file_defines(source: bytes) -> tuple[str, ...]:
@@ -59,14 +60,14 @@ def file_defines(source: bytes) -> tuple[str, ...]:
 
 
 # -- build files ---------------------------------------------------------------------------------
-_DASH_D = re.compile(r"(?<![\w-])[-/]D[ \t]*([A-Za-z_]\w*)")
-_CMAKE_DEFINITIONS = re.compile(
+_DASH_D = lazy(r"(?<![\w-])[-/]D[ \t]*([A-Za-z_]\w*)")
+_CMAKE_DEFINITIONS = lazy(
     r"\b(?:add_compile_definitions|target_compile_definitions|add_definitions|COMPILE_DEFINITIONS)"
     r"\b[^)]*",
     re.IGNORECASE,
 )
-_TEMPLATE_DEFINE = re.compile(r"#[ \t]*(?:cmakedefine01|cmakedefine|undef)[ \t]+(\w+)|AC_DEFINE\w*\(\[?(\w+)")
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_TEMPLATE_DEFINE = lazy(r"#[ \t]*(?:cmakedefine01|cmakedefine|undef)[ \t]+(\w+)|AC_DEFINE\w*\(\[?(\w+)")
+_WORD = lazy(r"[A-Za-z_]\w*")
 BUILD_NAMES = (
     "CMakeLists.txt",
     "Makefile",
@@ -93,9 +94,9 @@ def build_defines(text: str, name: str = "") -> dict[str, str]:
 
 
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
-_MAKE_ASSIGN = re.compile(r"(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)")
-_MAKE_CONDITION = re.compile(r"(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)")
-_MAKE_REF = re.compile(r"\$[({]([^()${}]*)[)}]|\$[({]")
+_MAKE_ASSIGN = lazy(r"(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)")
+_MAKE_CONDITION = lazy(r"(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)")
+_MAKE_REF = lazy(r"\$[({]([^()${}]*)[)}]|\$[({]")
 
 
 def makefile_defines(text: str) -> dict[str, str]:
@@ -277,4 +278,4 @@ def quoted_includes(source: bytes) -> list[str]:
     return [m.decode("utf-8", "replace") for m in _QUOTED.findall(source)]
 
 
-_QUOTED = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_QUOTED = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)

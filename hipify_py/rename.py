@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.edits import Edit, apply_edits
+from hipify_py.lazyre import lazy
 
 POLICIES = ("none", "hip", "cpp")
 _SUFFIXES: Mapping[str, Mapping[str, str]] = {
@@ -26,9 +27,9 @@ _SUFFIXES: Mapping[str, Mapping[str, str]] = {
 }
 
 # A quoted include at the start of a line (after optional blanks), capturing the quoted text.
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
+_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
 # Comments and literals, so that an include-looking line inside /* ... */ is not touched.
-_SKIPPED = re.compile(rb'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+_SKIPPED = lazy(rb'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
 
 
 def new_name(name: str, policy: str) -> str | None:

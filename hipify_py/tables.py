@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Entry, Header, Mappings
 
 
@@ -39,7 +40,7 @@ def _needs_attention(entry: Entry) -> bool:
     return entry.hip is None or entry.hip != entry.cuda or (entry.roc is not None and entry.roc != entry.cuda)
 
 
-_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 
 
 def identifiers_of(source: bytes) -> frozenset[bytes]:

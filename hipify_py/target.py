@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipify_py.lazyre import lazy
+
 # Where the version came from (Target.origin); the words users see in summaries and reports.
 FROM_OPTION = "option"
 FROM_CONFIG = "config"
@@ -25,8 +27,8 @@ FROM_INSTALLED = "installed"
 FROM_TABLES = "tables"
 
 _HEADER = Path("include") / "hip" / "hip_version.h"
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+HIP_VERSION_(MAJOR|MINOR|PATCH)[ \t]+(\d+)", re.MULTILINE)
-_BANNER = re.compile(r"HIP version:\s*(\d+)\.(\d+)(?:\.(\d+))?")
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+HIP_VERSION_(MAJOR|MINOR|PATCH)[ \t]+(\d+)", re.MULTILINE)
+_BANNER = lazy(r"HIP version:\s*(\d+)\.(\d+)(?:\.(\d+))?")
 _CACHE_FILE = "hip-version-probe.json"
 
 

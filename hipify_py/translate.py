@@ -14,6 +14,7 @@ from pathlib import Path
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.edits import Edit, apply_edits
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import load_mappings
 from hipify_py.option_macros import file_defines, is_option, option_macros
 from hipify_py.options import Options
@@ -167,7 +168,7 @@ def _drop_settled_findings(combined: RuleResult) -> None:
     combined.diagnostics[:] = kept
 
 
-_HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
 
 
 def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
@@ -177,7 +178,7 @@ def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
     return not any(part.edits for rule, part in parts if rule is not convert_launches)
 
 
-_HIP_RUNTIME_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
+_HIP_RUNTIME_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
 _RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
 
 
@@ -186,7 +187,7 @@ def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
     return implicit + _include_prerequisites(ctx, found, implicit)
 
 
-_INCLUDE_PATH = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 _FULL_RUNTIME = b"hip/hip_runtime.h"
 
 
@@ -237,7 +238,7 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
 _KERNEL_SIGN_NAMES = frozenset(
     b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
 )
-_KERNEL_SIGNS = re.compile(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
+_KERNEL_SIGNS = lazy(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
 
 
 def _has_kernel_code(ctx: Context) -> bool:

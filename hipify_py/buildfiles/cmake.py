@@ -22,12 +22,13 @@ from hipify_py.buildfiles.common import (
 from hipify_py.buildfiles.libraries import FINDCUDA_LIB_VARS, LIBS, lib_key, lib_target
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 
-_CUDA_TARGET = re.compile(r"(?<![A-Za-z0-9_:])CUDA::(\w+)")
+_CUDA_TARGET = lazy(r"(?<![A-Za-z0-9_:])CUDA::(\w+)")
 
 
 # CUDA-namespace names: never treated as the user's own names
-_CUDA_OWNED = re.compile(
+_CUDA_OWNED = lazy(
     r"CMAKE_CUDA_|CUDA_(?:NVCC|HOST|PROPAGATE|SEPARABLE|VERBOSE|64_BIT|ATTACH|BUILD|GENERATED|USE_STATIC|"
     r"TOOLKIT|SDK|LINK|RESOLVE|INCLUDE|LIBRARIES|FOUND|VERSION|ARCHITECTURES|STANDARD|EXTENSIONS|cu)|CUDAToolkit"
 )

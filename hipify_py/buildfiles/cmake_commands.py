@@ -26,8 +26,9 @@ from hipify_py.buildfiles.libraries import (
     lib_target,
 )
 from hipify_py.buildfiles.nvcc_flags import translate_flags
+from hipify_py.lazyre import lazy
 
-_CM_GENERIC = re.compile(
+_CM_GENERIC = lazy(
     r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+)?"
     r"|COMPILER_LAUNCHER|COMPILER|ARCHITECTURES)(?![A-Za-z0-9_]))"
     r"|(?P<prop>(?<![A-Za-z0-9_])CUDA_(?:ARCHITECTURES|STANDARD_REQUIRED|STANDARD|EXTENSIONS)(?![A-Za-z0-9_]))"
@@ -39,10 +40,10 @@ _CM_GENERIC = re.compile(
 )
 
 
-_WORD_CUDA = re.compile(r"(?<![A-Za-z0-9_])CUDA(?![A-Za-z0-9_])")
+_WORD_CUDA = lazy(r"(?<![A-Za-z0-9_])CUDA(?![A-Za-z0-9_])")
 
 
-_ARCH_ITEM = re.compile(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
+_ARCH_ITEM = lazy(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
 
 
 _ON = frozenset({"ON", "TRUE", "YES", "Y", "1"})

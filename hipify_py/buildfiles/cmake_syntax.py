@@ -6,6 +6,7 @@ import re
 from typing import NamedTuple
 
 from hipify_py.buildfiles.common import RULE_NOT_UNDERSTOOD, WARN, Note
+from hipify_py.lazyre import lazy
 
 
 class Arg(NamedTuple):
@@ -30,10 +31,10 @@ class Cmd(NamedTuple):
         return [a.text for a in self.args]
 
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-_BRACKET = re.compile(r"\[(=*)\[")
+_BRACKET = lazy(r"\[(=*)\[")
 
 
 def _skip_comment(text: str, i: int) -> int:

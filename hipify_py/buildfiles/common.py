@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.edits import Edit, apply_edits
+from hipify_py.lazyre import lazy
 
 RULE_NOT_UNDERSTOOD = "HIP401"
 
@@ -187,4 +188,4 @@ def _ext(name: str) -> str:
     return base[base.rfind(".") :] if "." in base else ""
 
 
-RESIDUE = re.compile(r"[A-Za-z0-9_]*(?:[Cc][Uu][Dd][Aa]|[Nn][Vv][Cc][Cc])[A-Za-z0-9_]*")
+RESIDUE = lazy(r"[A-Za-z0-9_]*(?:[Cc][Uu][Dd][Aa]|[Nn][Vv][Cc][Cc])[A-Za-z0-9_]*")

@@ -25,6 +25,7 @@ from hipify_py.buildfiles.libraries import CUDA_PATH_VARS, ROCM_DEFAULT
 from hipify_py.buildfiles.nvcc_flags import translate_flags
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 
 
 class _Piece(NamedTuple):
@@ -46,13 +47,13 @@ class _MakeLine(NamedTuple):
     comment_only: bool
 
 
-_MAKE_ASSIGN = re.compile(
+_MAKE_ASSIGN = lazy(
     r"[ \t]*(?:(?:export|override|private)[ \t]+)*(?P<name>[A-Za-z0-9_.-]+)[ \t]*"
     r"(?P<op>:::=|::=|:=|\?=|\+=|!=|=)"
 )
 
 
-_MAKE_DIRECTIVE = re.compile(
+_MAKE_DIRECTIVE = lazy(
     r"[ \t]*(?:ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|define|endef|export|"
     r"unexport|vpath|override)\b"
 )
@@ -61,7 +62,7 @@ _MAKE_DIRECTIVE = re.compile(
 _PATH_VARS_RE = "|".join(CUDA_PATH_VARS)
 
 
-_MAKE_WORD = re.compile(
+_MAKE_WORD = lazy(
     r"(?P<path>(?:\$\((?P<pv>" + _PATH_VARS_RE + r")\)|\$\{(?P<bv>" + _PATH_VARS_RE + r")\}"
     r"|(?<![/.])/usr/local/cuda(?:-[0-9][0-9.]*)?(?![\w.-])|(?<![/.])/opt/cuda(?![\w.-]))"
     r"(?P<sub>/[\w.+-]+(?:/nvcc(?![\w.-]))?)?)"
@@ -70,10 +71,10 @@ _MAKE_WORD = re.compile(
 )
 
 
-_FILE_WORD = re.compile(r"[\w./$(){}-]+\.(?:cu|cuh|o|obj|cpp|cxx|cc|c|h|hpp|hip|a|so)$")
+_FILE_WORD = lazy(r"[\w./$(){}-]+\.(?:cu|cuh|o|obj|cpp|cxx|cc|c|h|hpp|hip|a|so)$")
 
 
-_CU_PATTERN = re.compile(r"(?:(?<=[%*:])|^)\.cu(?=$|[=.:)\s,])")
+_CU_PATTERN = lazy(r"(?:(?<=[%*:])|^)\.cu(?=$|[=.:)\s,])")
 
 
 def _make_lines(src: Src) -> list[_MakeLine]:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from hipify_py.buildfiles.common import INFO, WARN, BuildOptions
 from hipify_py.buildfiles.libraries import LIBS, lib_key, lib_target
 from hipify_py.diagnostics import Severity
+from hipify_py.lazyre import lazy
 
 
 class _Flag(NamedTuple):
@@ -145,7 +146,7 @@ _VALUE_FLAGS: Mapping[str, str] = MappingProxyType(
 _ARCH_FLAGS = frozenset({"-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code"})
 
 
-_ARCH_VALUE = re.compile(r"""^["'\[]?(?:sm_|compute_|lto_|native|all|arch=|\$[({])""")
+_ARCH_VALUE = lazy(r"""^["'\[]?(?:sm_|compute_|lto_|native|all|arch=|\$[({])""")
 
 
 _DROP_WARN_HINT = {
@@ -156,7 +157,7 @@ _DROP_WARN_HINT = {
 }
 
 
-_LIB_FLAG = re.compile(r"^-l(?P<name>cu\w+|nv\w+|npp\w*|nvidia-ml)$")
+_LIB_FLAG = lazy(r"^-l(?P<name>cu\w+|nv\w+|npp\w*|nvidia-ml)$")
 
 
 def _value_flag(kind: str, name: str, value: str, nvcc_ctx: bool) -> _Flag | None:

@@ -7,11 +7,11 @@ in <details> so the description stays readable.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import hipify_py
 from hipify_py.diagnostics import Rule
+from hipify_py.lazyre import lazy
 from hipify_py.report.summary import (
     RunInfo,
     Totals,
@@ -25,9 +25,9 @@ from hipify_py.report.summary import (
 from hipify_py.runner import FileOutcome, Status
 
 COLLAPSE_AFTER = 8  # findings of one rule shown open; more go into <details>
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_CODE_SPAN = lazy(r"(`+)(.+?)\1")
 # why so few: GitHub ignores `_` inside words (hipDeviceProp_t), `>` and `#` matter only at a line start
-_SPECIAL = re.compile(r"([\\*\[\]<|`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_SPECIAL = lazy(r"([\\*\[\]<|`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def render_markdown(outcomes: Sequence[FileOutcome], info: RunInfo | None = None) -> str:

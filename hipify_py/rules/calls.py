@@ -27,6 +27,7 @@ from hipify_py import callargs, derived
 from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Entry, compare_versions, mappings_dir, parse_version
 from hipify_py.rules import RuleResult
 from hipify_py.tables import CandidateFinder
@@ -274,8 +275,8 @@ def _wrap(source: bytes, call: Call, change: Change) -> list[Edit]:
     return callargs.wrap(call, change.arg, wrapper + b"(")
 
 
-_CAST = re.compile(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?P<type2>[^<>]+)>")
-_CAST_TYPE = re.compile(rb"\w+_cast\s*<(?P<type>[^<>]+)>\Z")
+_CAST = lazy(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?P<type2>[^<>]+)>")
+_CAST_TYPE = lazy(rb"\w+_cast\s*<(?P<type>[^<>]+)>\Z")
 
 
 def _same_type(a: bytes | None, b: bytes) -> bool:

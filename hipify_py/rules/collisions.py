@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 from hipify_py.context import Context
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.identifiers import replacement
 from hipify_py.source import newline_of
 
-_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 _CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 _DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator"}
@@ -211,7 +212,7 @@ def _report_overload(ctx: Context, renamer: _Renamer, first: _Unit, later: _Unit
         result.diagnostics.append(ctx.diag("HIP212", start, end, message))
 
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
+_DIRECTIVE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
 
 
 def _can_wrap(ctx: Context, node: Node) -> bool:

@@ -20,13 +20,14 @@ from pathlib import Path
 from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions, mappings_dir, parse_version
 from hipify_py.parser import Node, ancestors
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
 
-_REGISTER = re.compile(rb"(?<![\w$])register(?![\w$])[ \t]*")
-_ASM_LABEL = re.compile(rb"(?<![\w$])(?:__asm__|__asm|asm)\s*\(")
+_REGISTER = lazy(rb"(?<![\w$])register(?![\w$])[ \t]*")
+_ASM_LABEL = lazy(rb"(?<![\w$])(?:__asm__|__asm|asm)\s*\(")
 
 
 def drop_register(ctx: Context) -> RuleResult:
@@ -82,7 +83,7 @@ def _build_device_functions(
     return {name: frozenset(sigs) for name, sigs in table.items()}
 
 
-_TOKENS = re.compile(r"[A-Za-z_]\w*|::|[*&]|\S")
+_TOKENS = lazy(r"[A-Za-z_]\w*|::|[*&]|\S")
 _DROPPED = {"__restrict__", "__restrict", "restrict", "struct", "enum", "class"}
 
 
@@ -100,7 +101,7 @@ def normal_type(text: str) -> str:
 
 
 GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"  # the HIP210 finding says which HIP function it is
-_HIP_GUARDS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM")
+_HIP_GUARDS = lazy(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM")
 
 
 def guard_device_redefinitions(ctx: Context) -> RuleResult:

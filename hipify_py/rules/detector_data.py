@@ -6,8 +6,9 @@ the CUDA 12 programming guide for the CUDA side.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from hipify_py.lazyre import lazy
 
 # hipDeviceProp_t fields in HIP 5.2 (hip/hip_runtime_api.h).
 HIP_DEVICE_PROP_FIELDS = frozenset(
@@ -144,7 +145,7 @@ TYPE_SIZES = {
 
 # Names users give their own error-check helpers (cudaCheck, CUDA_CHECK, CUFFT_CHECK, CUDA_KERNEL_ASSERT,
 # CUDA_RT_CALL); not unknown CUDA APIs. CUDA itself has no such names outside the tables.
-USER_HELPER_NAME = re.compile(
+USER_HELPER_NAME = lazy(
     rb"^(?:cuda|CUDA_?)(?:Check|CHECK|SafeCall|SAFE_CALL|Assert|ASSERT|Try|TRY|Call|CALL|Err|ERR|"
     rb"Error(?:Check)?|ERROR(?:_CHECK)?|Ok|OK)\w*$"
     rb"|^(?:CUDA|CU[A-Z]+)_(?:\w+_)?(?:CHECK|ASSERT|CALL|TRY|SAFE_CALL)(?:_\w+)?$"
@@ -177,7 +178,7 @@ EXTRA_CUDA_FAMILIES = frozenset(
 
 # A condition that mentions one of these already has a HIP/ROCm branch (same list as the protected
 # regions in context.py).
-HIP_PLATFORM_MACRO = re.compile(
+HIP_PLATFORM_MACRO = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*)\b"
 )

@@ -13,13 +13,14 @@ import re
 from hipify_py import lexer
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Guard
 from hipify_py.options import Options
 from hipify_py.rules import RuleResult
 from hipify_py.rules.pp_branches import directives
 
 _CONDITIONS = frozenset({b"if", b"ifdef", b"ifndef", b"elif"})
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 def guard_for(rows: tuple[Guard, ...], options: Options) -> Guard | None:

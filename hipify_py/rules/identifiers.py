@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.diagnostics import Diagnostic
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Entry, compare_versions
 from hipify_py.options import Options
 from hipify_py.parser import Node, has_ancestor
@@ -100,7 +101,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     return result
 
 
-_HIP_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
 # Declarator wrappers between a defined name and its definition node.
 _DECLARATORS = frozenset(
     {"function_declarator", "pointer_declarator", "reference_declarator", "parenthesized_declarator"}
@@ -115,7 +116,7 @@ _NAMED = {
     "union_specifier": "name",
     "class_specifier": "name",
 }
-_HIP_NAME = re.compile(rb"\b(?:hip[A-Za-z_]|HIP_|roc[a-z]*_)\w*")
+_HIP_NAME = lazy(rb"\b(?:hip[A-Za-z_]|HIP_|roc[a-z]*_)\w*")
 
 
 def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset[bytes]:
@@ -178,9 +179,7 @@ def _definition(ctx: Context, start: int, end: int) -> Node | None:
 
 
 # `cuda##name` / `name##_v2`-style pasting of a CUDA prefix: the tables never see the result.
-_PASTED = re.compile(
-    rb"\b(?:cuda|cu|CU|CUDA|cublas|cublasLt|curand|cufft|cusparse|cusolver|cudnn|nvrtc)_?\s*##"
-)
+_PASTED = lazy(rb"\b(?:cuda|cu|CU|CUDA|cublas|cublasLt|curand|cufft|cusparse|cusolver|cudnn|nvrtc)_?\s*##")
 
 
 def _pasted_names(ctx: Context) -> list[Diagnostic]:
@@ -211,8 +210,8 @@ def _nested_target(source: bytes, start: int, rows: tuple[tuple[bytes, bytes], .
 
 
 # `namespace cub {`, `using namespace cub;`, `namespace c = cub;` (text just before the name)
-_NAMESPACE_BEFORE = re.compile(rb"\bnamespace\s+(?:\w+\s*=\s*)?\Z")
-_NESTED_BEFORE = re.compile(rb"\w\s*::\s*\Z")
+_NAMESPACE_BEFORE = lazy(rb"\bnamespace\s+(?:\w+\s*=\s*)?\Z")
+_NESTED_BEFORE = lazy(rb"\w\s*::\s*\Z")
 
 
 def _is_namespace_use(source: bytes, start: int, end: int) -> bool:
@@ -263,7 +262,7 @@ def _not_a_rename(ctx: Context, entry: Entry, start: int, end: int, result: Rule
     return False
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+_IDENTIFIER = lazy(r"[A-Za-z_]\w*\Z")
 
 
 def _declared_here(ctx: Context, start: int, end: int) -> bool:

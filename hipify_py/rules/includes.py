@@ -7,6 +7,7 @@ import re
 from hipify_py.context import Context
 from hipify_py.edits import Edit
 from hipify_py.installed import is_missing
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Header, compare_versions
 from hipify_py.options import Options
 from hipify_py.rules import RuleResult
@@ -16,12 +17,10 @@ _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: 
 # NVIDIA's libcu++ headers (<cuda/std/atomic>, <cuda/pipeline>, <nv/target>): HIP has none of them.
 _LIBCUXX_PREFIXES = (b"cuda/", b"nv/")
 # A UTF-8 BOM may precede the first directive of a file.
-_INCLUDE = re.compile(
-    rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE
-)
+_INCLUDE = lazy(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
 
 # A superset of _INCLUDE's paths, found fast (a literal start): does the file include any CUDA header?
-_INCLUDED_PATH = re.compile(rb'include[ \t]*[<"]([^>"\n]+)[>"]')
+_INCLUDED_PATH = lazy(rb'include[ \t]*[<"]([^>"\n]+)[>"]')
 
 
 def header_target(header: Header, options: Options) -> str | None:

@@ -15,17 +15,18 @@ import re
 
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node, parse
 from hipify_py.rules import RuleResult
 
 # What may stand between the brackets of a launch for nvcc: blanks, comments, line continuations.
 _GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
-_CHEVRONS = re.compile(rb"<" + _GAP + rb"<" + _GAP + rb"<", re.S)
-_CLOSING = re.compile(rb">" + _GAP + rb">" + _GAP + rb">", re.S)
+_CHEVRONS = lazy(rb"<" + _GAP + rb"<" + _GAP + rb"<", re.S)
+_CLOSING = lazy(rb">" + _GAP + rb">" + _GAP + rb">", re.S)
 # Comments and continuations inside a bracket group: the grammar's tokens allow only blanks.
-_FILLER = re.compile(rb"\\\r?\n|/\*.*?\*/|//[^\n]*", re.S)
+_FILLER = lazy(rb"\\\r?\n|/\*.*?\*/|//[^\n]*", re.S)
 # `operator<< <T>(...)`: an explicit template argument list of a user's operator<<, not a launch
-_OPERATOR_BEFORE = re.compile(rb"\boperator\s*\Z")
+_OPERATOR_BEFORE = lazy(rb"\boperator\s*\Z")
 # Wraps a macro body so it parses as statements: offsets are shifted back by len(_PREFIX).
 _PREFIX = b"void __hipify_py_macro_body__() {\n"
 _SUFFIX = b"\n;}\n"

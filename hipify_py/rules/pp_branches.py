@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from hipify_py.lazyre import lazy
 from hipify_py.rules.detector_data import (
     LIBRARY_VERSION_MACROS,
     NVIDIA_COMPILER_TESTS,
@@ -27,9 +28,9 @@ from hipify_py.rules.detector_data import (
 
 Value = int | None  # None: unknown (a macro we cannot evaluate)
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
+_DIRECTIVE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
 # Macros whose value on AMD is known: these make a condition worth evaluating.
-CUDA_MACROS = re.compile(
+CUDA_MACROS = lazy(
     rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR|BUILD)__|__CUDA_ARCH__|__CUDA_ARCH_LIST__|"
     rb"__NVCC__|__CUDA_API_VERSION|__CUDA_ARCH_FEAT_\w+|__CUDA_ARCH_SPECIFIC__|__CUDA_ARCH_FAMILY_SPECIFIC__|"
     + LIBRARY_VERSION_MACROS
@@ -48,7 +49,7 @@ _HIP_DEFINED = (
 # Current NVIDIA device passes: compute capability (True: the arch-specific `sm_90a` target, which
 # defines __CUDA_ARCH_FEAT_SM90_ALL and __CUDA_ARCH_SPECIFIC__) x CUDA toolkit.
 _ARCHS = ((800, False), (860, False), (890, False), (900, False), (900, True))
-_FEATURE = re.compile(rb"__CUDA_ARCH_FEAT_SM(\d+)\w*")
+_FEATURE = lazy(rb"__CUDA_ARCH_FEAT_SM(\d+)\w*")
 _TOOLKITS = ((11, 8), (12, 4), (12, 8), (13, 0))
 
 
@@ -72,8 +73,8 @@ class Env:
         return 0 if name in self.undefined else None
 
 
-_NVIDIA_ONLY = re.compile(NVIDIA_ONLY_PROJECT_MACROS + rb"|__hipify_nvidia_compiler__")
-_COMPILER_TEST = re.compile(NVIDIA_COMPILER_TESTS)
+_NVIDIA_ONLY = lazy(NVIDIA_ONLY_PROJECT_MACROS + rb"|__hipify_nvidia_compiler__")
+_COMPILER_TEST = lazy(NVIDIA_COMPILER_TESTS)
 
 
 def _cuda_names(condition_names: frozenset[bytes]) -> frozenset[bytes]:
@@ -125,7 +126,7 @@ def nvidia_envs(names: frozenset[bytes]) -> Iterator[Env]:
 
 
 # -- expression evaluation (C preprocessor grammar, three-valued) -----------------------------------
-_TOKEN = re.compile(
+_TOKEN = lazy(
     rb"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~()?:,&|^]))"
 )
 _BINARY: tuple[tuple[bytes, ...], ...] = (
@@ -281,8 +282,8 @@ def evaluate(toks: list[tuple[str, bytes]], env: Env) -> Value:
 
 
 # -- branches -----------------------------------------------------------------------------------
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
-_PRAGMA_ONLY = re.compile(rb"#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b|_Pragma\s*\(")
+_COMMENT = lazy(rb"/\*.*?\*/|//[^\n]*", re.S)
+_PRAGMA_ONLY = lazy(rb"#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b|_Pragma\s*\(")
 
 
 @dataclass(frozen=True)
@@ -408,7 +409,7 @@ def _close(frame: list[object], at: int, result: Branches) -> None:
         result.dead.append((int(frame[0]), at))  # type: ignore[call-overload]
 
 
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
 def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset()) -> Branches:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.option_macros import USE
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
@@ -39,9 +40,9 @@ from hipify_py.rules.vector_ops_data import (
 )
 from hipify_py.source import newline_of
 
-_OPERATOR = re.compile(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
-_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
-_OWN_TYPE = re.compile(
+_OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
+_MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
+_OWN_TYPE = lazy(
     rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
 )
 # namespace scope, also inside #if blocks and header guards (not a class: a member is another story)
@@ -222,7 +223,7 @@ def _parse(
     )
 
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD = lazy(rb"[A-Za-z_]\w*")
 
 
 def _qualifiers(head: bytes, macros: dict[bytes, bytes], depth: int = 0) -> frozenset[bytes] | None:
@@ -506,12 +507,12 @@ def _only_blank_or_comments(ctx: Context, start: int, end: int) -> bool:
 # A colliding operator that nothing uses compiles (hipcc: only a use is ambiguous), so HIP127 is an error
 # only when some file of the project may use it. Each file says which `OP VECTOR` compound operations it
 # may perform (`use:*= float2`; `use:*= ?` when the left operand's type is not spelled in the file).
-_OP = re.compile(rb"[-+*/]=(?!=)|\+\+|--")  # a character class first: a fast scan
-_RIGHT_NAME = re.compile(rb"\s*([A-Za-z_]\w*)\b(?!\s*[.\[(]|\s*->)")
+_OP = lazy(rb"[-+*/]=(?!=)|\+\+|--")  # a character class first: a fast scan
+_RIGHT_NAME = lazy(rb"\s*([A-Za-z_]\w*)\b(?!\s*[.\[(]|\s*->)")
 # `TYPE [*&const __restrict__]* NAME` followed by what ends a declarator (not `TYPENAME`: a separator)
-_NOT_CODE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_TYPEDEF = re.compile(rb"typedef\s+(\w+)\s+(\w+)\s*;")  # literal first: a fast scan
-_USING = re.compile(rb"using\s+(\w+)\s*=\s*(\w+)\s*;")
+_NOT_CODE = lazy(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_TYPEDEF = lazy(rb"typedef\s+(\w+)\s+(\w+)\s*;")  # literal first: a fast scan
+_USING = lazy(rb"using\s+(\w+)\s*=\s*(\w+)\s*;")
 _SCALARS = frozenset(s.encode() for name in SCALAR_SPELLINGS for s in name.split()) | frozenset(
     b"bool auto_never size_t ptrdiff_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t "
     b"half __half half2 __half2 float double long char short int unsigned signed".split()

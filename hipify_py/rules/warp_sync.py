@@ -16,6 +16,7 @@ from hipify_py import callargs
 from hipify_py.adaptations import Adaptation, rows_for
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import COPY_MARK, Edit
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
 
@@ -24,17 +25,17 @@ _CAST_64 = b"static_cast<unsigned long long>("
 # Findings other rules make about these calls that an adaptation settles.
 SETTLED_RULES = frozenset({"HIP101", "HIP202", "HIP203"})
 
-_FULL_LITERAL = re.compile(
+_FULL_LITERAL = lazy(
     rb"(?:0[xX](?:[fF]{8}|[fF]{16})|~0(?:[xX]0)?|-1|4294967295|18446744073709551615)[uUlL]{0,3}"
 )
-_CAST_PREFIX = re.compile(
+_CAST_PREFIX = lazy(
     rb"\((?:unsigned|signed|int|long|uint32_t|uint64_t|int32_t|int64_t|const|\s)+\)\s*"
     rb"|static_cast\s*<[\w\s]+>\s*(?=\()"
 )
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*?)[ \t]*$", re.MULTILINE)
-_CONSTANT = re.compile(rb"\b(?:const|constexpr)\b[\w\s]*?\b(\w+)\s*=\s*([^;,{}]+?)\s*[;,]")
-_ACTIVEMASK = re.compile(rb"__activemask\s*\(\s*\)")
-_COUNT_BEFORE = re.compile(rb"\b(__popc|__ffs)\s*\(\s*\Z")
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*?)[ \t]*$", re.MULTILINE)
+_CONSTANT = lazy(rb"\b(?:const|constexpr)\b[\w\s]*?\b(\w+)\s*=\s*([^;,{}]+?)\s*[;,]")
+_ACTIVEMASK = lazy(rb"__activemask\s*\(\s*\)")
+_COUNT_BEFORE = lazy(rb"\b(__popc|__ffs)\s*\(\s*\Z")
 _WIDE_COUNT = {b"__popc": b"__popcll", b"__ffs": b"__ffsll"}
 
 

@@ -9,16 +9,17 @@ reported twice ("... when compiling for host" / "for gfx90a"): duplicates are me
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-_LOCATED = re.compile(
+from hipify_py.lazyre import lazy
+
+_LOCATED = lazy(
     r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|warning|note|remark): "
     r"(?P<text>.*)$"
 )
-_UNLOCATED = re.compile(r"^(?:(?P<tool>[\w.+-]+): )?(?P<kind>fatal error|error): (?P<text>.*)$")
-_INCLUDED = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+):$")
-_FLAG_SUFFIX = re.compile(r" \[-W[\w-]+(?:=[\w-]+)?\]$")
+_UNLOCATED = lazy(r"^(?:(?P<tool>[\w.+-]+): )?(?P<kind>fatal error|error): (?P<text>.*)$")
+_INCLUDED = lazy(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+):$")
+_FLAG_SUFFIX = lazy(r" \[-W[\w-]+(?:=[\w-]+)?\]$")
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*include(_next)?\b[ \t]*([^\n]*)", re.MULTILINE)
-_NAMED = re.compile(rb'"([^"\n]+)"|<([^>\n]+)>')
+from hipify_py.lazyre import lazy
+
+_DIRECTIVE = lazy(rb"^[ \t]*#[ \t]*include(_next)?\b[ \t]*([^\n]*)", re.MULTILINE)
+_NAMED = lazy(rb'"([^"\n]+)"|<([^>\n]+)>')
 
 
 @dataclass(frozen=True)

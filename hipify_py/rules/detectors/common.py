@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from hipify_py.context import Context, Where
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.pp_branches import Branches
@@ -18,7 +19,7 @@ from hipify_py.rules.pp_branches import Branches
 class DeviceSpans:
     """Byte ranges of __global__/__device__ function bodies, found from the qualifier tokens."""
 
-    _QUALIFIER = re.compile(rb"__(?:global|device)__\b")  # literal prefix: a fast scan
+    _QUALIFIER = lazy(rb"__(?:global|device)__\b")  # literal prefix: a fast scan
 
     def __init__(self, ctx: Context) -> None:
         spans: set[tuple[int, int]] = set()
@@ -52,7 +53,7 @@ class DeviceSpans:
 
 
 # Macros that only hip-clang/ROCm builds define (a platform test, unlike HIP_VERSION).
-_HIP_GUARD_TOKEN = re.compile(
+_HIP_GUARD_TOKEN = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|__HIP__|"
     rb"__HIP_DEVICE_COMPILE__)\b"
 )
@@ -173,7 +174,7 @@ def word_start(source: bytes, offset: int) -> bool:
     return offset == 0 or not (source[offset - 1 : offset].isalnum() or source[offset - 1] == 0x5F)
 
 
-DEFINE_LINE = re.compile(rb"[ \t]*#[ \t]*define\b")
+DEFINE_LINE = lazy(rb"[ \t]*#[ \t]*define\b")
 
 
 def call_arguments(source: bytes, open_end: int, limit: int = 2000) -> bytes:
@@ -209,7 +210,7 @@ def split_args(text: bytes) -> list[bytes]:
     return args
 
 
-TYPE_BEFORE = re.compile(rb"\b(\w+)[ \t*&]+\Z")
+TYPE_BEFORE = lazy(rb"\b(\w+)[ \t*&]+\Z")
 
 
 def declared_here(ctx: Context, m: re.Match[bytes]) -> bool:

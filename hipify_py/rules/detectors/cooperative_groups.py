@@ -7,28 +7,29 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import ABSENT_CG_FEATURES
 from hipify_py.rules.detectors.common import Scan, match_text, word_start
 
-_CG_ALIAS = re.compile(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
-_THIS_GRID = re.compile(rb"this_grid\s*\(\s*\)")
-_GRID_VAR = re.compile(rb"(\w+)\s*(?:=|\()\s*(?:\w+\s*::\s*)*\Z")  # text before this_grid()
-_SYNC_CALL = re.compile(rb"sync\s*\(")
-_SYNC_RECEIVER = re.compile(rb"(\w+|this_grid\s*\(\s*\))\s*\.\s*\Z")  # text before sync(
-_SYNC_ARGUMENT = re.compile(rb"\s*(\w+)\s*\)")
-_TILE_SIZE = re.compile(
+_CG_ALIAS = lazy(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
+_THIS_GRID = lazy(rb"this_grid\s*\(\s*\)")
+_GRID_VAR = lazy(rb"(\w+)\s*(?:=|\()\s*(?:\w+\s*::\s*)*\Z")  # text before this_grid()
+_SYNC_CALL = lazy(rb"sync\s*\(")
+_SYNC_RECEIVER = lazy(rb"(\w+|this_grid\s*\(\s*\))\s*\.\s*\Z")  # text before sync(
+_SYNC_ARGUMENT = lazy(rb"\s*(\w+)\s*\)")
+_TILE_SIZE = lazy(
     rb"\b(?:tiled_partition|thread_block_tile)\s*(?:<\s*(\d+)\s*[,>]|\((?:[^();]|\([^()]*\))*,\s*(\d+)[uU]?\s*\))"
 )
 # After `using namespace cooperative_groups;`: unqualified names only CG has, and reductions/scans whose
 # operator is a CG functor (std::reduce & co. are qualified or take iterators and no cg functor).
-_CG_UNQUALIFIED = re.compile(
+_CG_UNQUALIFIED = lazy(
     rb"\b(?:(memcpy_async|wait_prior|labeled_partition|binary_partition|this_cluster|invoke_one_broadcast|"
     rb"invoke_one|cluster_group|block_tile_memory)\b"
     rb"|(reduce|inclusive_scan|exclusive_scan)\s*\((?=[^;]*\b(?:plus|less|greater|bit_and|bit_or|bit_xor)\s*<))"
 )
-_CUDA_COOP_LAUNCH = re.compile(rb"cudaLaunchCooperativeKernel\b")
-_COOP_LAUNCH = re.compile(rb"\b(?:cuda|hip)LaunchCooperativeKernel\w*\b")
+_CUDA_COOP_LAUNCH = lazy(rb"cudaLaunchCooperativeKernel\b")
+_COOP_LAUNCH = lazy(rb"\b(?:cuda|hip)LaunchCooperativeKernel\w*\b")
 
 
 def _grid_variables(src: bytes) -> set[bytes]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import HIP_DEVICE_PROP_FIELDS, PROP_RENAMES
 from hipify_py.rules.detectors.common import Scan
 
-_PROP_VAR = re.compile(rb"cudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
+_PROP_VAR = lazy(rb"cudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
 
 
 def device_prop_fields(ctx: Context, scan: Scan) -> RuleResult:

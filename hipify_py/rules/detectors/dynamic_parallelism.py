@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, logical_line
 
-_LAUNCH = re.compile(rb"<<<")
-_DEVICE_SYNC = re.compile(rb"cudaDeviceSynchronize\b")
+_LAUNCH = lazy(rb"<<<")
+_DEVICE_SYNC = lazy(rb"cudaDeviceSynchronize\b")
 
 
 def dynamic_parallelism(ctx: Context, scan: Scan) -> RuleResult:

@@ -5,27 +5,28 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import PTX_ONLY_INTRINSICS
 from hipify_py.rules.detectors.common import Scan, match_text
 
-_ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(")
-_PTX_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(?=\s*\()")
-_PTX_REGISTER = re.compile(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
+_ASM = lazy(rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(")
+_PTX_INTRINSIC = lazy(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(?=\s*\()")
+_PTX_REGISTER = lazy(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
 
 
-_ASM_STRINGS = re.compile(rb'(?:\s*"(?:[^"\\\n]|\\(?:.|\n))*")+')
+_ASM_STRINGS = lazy(rb'(?:\s*"(?:[^"\\\n]|\\(?:.|\n))*")+')
 # AMDGCN mnemonics (s_nop, v_mfma_*, ds_read_*, buffer_load_*): assembly already written for AMD GPUs.
-_GCN_MNEMONIC = re.compile(rb"\s*(?:[sv]_[a-z]|ds_|buffer_|global_|flat_|scratch_|llvm\.amdgcn\.)")
-_DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\Z")
-_DIRECTIVE_LINE = re.compile(rb"[ \t]*#")
+_GCN_MNEMONIC = lazy(rb"\s*(?:[sv]_[a-z]|ds_|buffer_|global_|flat_|scratch_|llvm\.amdgcn\.)")
+_DEFINE_BEFORE = lazy(rb"#[ \t]*define[ \t]+\Z")
+_DIRECTIVE_LINE = lazy(rb"[ \t]*#")
 _CONTROL_KEYWORDS = frozenset((b"if", b"while", b"for", b"switch", b"return", b"else", b"do"))
 # What PTX looks like, for asm outside __device__/__global__ functions (a device function whose qualifier
 # hides in a macro, a #define body): an instruction with a PTX type, state-space or modifier suffix
 # (mov.u32, ld.global.v4.b32, shfl.sync.bfly.b32, cp.async.commit_group, ex2.approx.ftz.f32), a PTX
 # special register or a PTX directive. Host assembly (x86 rdtsc/fldcw, PowerPC mftb, ARM mrc, SPARC
 # rd %tick) has none of these.
-_PTX_SHAPE = re.compile(
+_PTX_SHAPE = lazy(
     rb"\b[a-z][a-z0-9]*(?:\.[a-z0-9_:]+)*\.(?:[usbf](?:8|16|32|64)(?:x[24])?|bf16(?:x2)?|e[45]m[23]|pred|"
     rb"global|shared|local|const|param|sync|async|approx|aligned|ftz|sat|cta|gpu|sys|acquire|release|"
     rb"relaxed|ca|cg|cs|lu|cv|commit_group|wait_group|wait_all|arrive|expect_tx)\b"

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, split_args
 
-_LAUNCH_BOUNDS = re.compile(rb"__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_LAUNCH_BOUNDS = lazy(rb"__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
 # Code written for AMD GPUs by hand (composable_kernel, ROCm-only kernels): its __launch_bounds__ already
 # have HIP's meaning. (`#include <hip/...>` alone is no sign: translated files have it too.)
-_AMD_NATIVE = re.compile(rb'__builtin_amdgcn_|__AMDGCN_|__gfx\d|#[ \t]*include[ \t]*[<"]ck(?:_tile)?/')
+_AMD_NATIVE = lazy(rb'__builtin_amdgcn_|__AMDGCN_|__gfx\d|#[ \t]*include[ \t]*[<"]ck(?:_tile)?/')
 
 
 def launch_bounds(ctx: Context, scan: Scan) -> RuleResult:

@@ -6,14 +6,15 @@ import re
 from collections.abc import Mapping
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import Entry
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
 from hipify_py.rules.detectors.common import Scan, declared_here, match_text
 from hipify_py.rules.identifiers import NOT_A_RENAME
 
-LIBRARY_USE = re.compile(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
-_LIBRARY_HEADER = re.compile(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
+LIBRARY_USE = lazy(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
+_LIBRARY_HEADER = lazy(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")
 
 
 def _renamed(names: Mapping[bytes, Entry], token: bytes) -> bool:

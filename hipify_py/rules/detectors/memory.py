@@ -8,6 +8,7 @@ import ast
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import TYPE_SIZES
@@ -23,9 +24,7 @@ from hipify_py.rules.detectors.common import (
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
 
 
-_MANAGED = re.compile(
-    rb"(?:cuda(?:MallocManaged|MemAdvise|MemPrefetchAsync|StreamAttachMemAsync)|__managed__)\b"
-)
+_MANAGED = lazy(rb"(?:cuda(?:MallocManaged|MemAdvise|MemPrefetchAsync|StreamAttachMemAsync)|__managed__)\b")
 
 
 def managed_memory(ctx: Context, scan: Scan) -> RuleResult:
@@ -39,7 +38,7 @@ def managed_memory(ctx: Context, scan: Scan) -> RuleResult:
     )
 
 
-_LDG = re.compile(rb"__ldg\s*\(\s*&?\s*\(?\s*(\w+)")
+_LDG = lazy(rb"__ldg\s*\(\s*&?\s*\(?\s*(\w+)")
 
 
 def ldg_non_const(ctx: Context, scan: Scan) -> RuleResult:
@@ -69,11 +68,11 @@ def _declaration_text(ctx: Context, offset: int, name: bytes) -> bytes | None:
     return m.group(1) if m else None
 
 
-_MAX_DYN_SHMEM = re.compile(rb"\b(?:cuda|hip)FuncSetAttribute\s*\(")
-_SHARED_DECL = re.compile(
+_MAX_DYN_SHMEM = lazy(rb"\b(?:cuda|hip)FuncSetAttribute\s*\(")
+_SHARED_DECL = lazy(
     rb"__shared__\s+((?:\w+\s*::\s*)*\w+(?:\s+(?:int|long|short|char))*)\s*\**\s*\w+\s*((?:\[[^\]]+\]\s*)+);"
 )
-_SIZEOF = re.compile(rb"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
+_SIZEOF = lazy(rb"\bsizeof\s*\(\s*([\w\s]+?)\s*\)")
 
 
 def lds_limit(ctx: Context, scan: Scan) -> RuleResult:

@@ -10,17 +10,18 @@ import re
 
 from hipify_py import callargs
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import OVERLOAD_GAPS
 from hipify_py.rules.detectors.common import Scan
 
-_CAST = re.compile(
+_CAST = lazy(
     rb"\(\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*\)"
     rb"|(?:reinterpret_cast|static_cast|const_cast)\s*<\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*>"
 )
-_VALUE = re.compile(rb"(\w+)(\s*\[[^\[\]]*\])?")
-_POINTER = re.compile(rb"&\s*(\w+)(\s*\[[^\[\]]*\])?|(\w+)(?:\s*\+\s*[\w\s*+-]+)?")
+_VALUE = lazy(rb"(\w+)(\s*\[[^\[\]]*\])?")
+_POINTER = lazy(rb"&\s*(\w+)(\s*\[[^\[\]]*\])?|(\w+)(?:\s*\+\s*[\w\s*+-]+)?")
 
 
 def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
@@ -97,8 +98,8 @@ def _function_start(ctx: Context, at: int) -> int:
 
 # `dim3 g = make_uint3(...)`, `g = make_uint3(...)` for a dim3 g, `dim3(u)`, `k<<<make_uint3(...), b>>>`:
 # CUDA's dim3 converts from uint3, HIP's (every release: only `dim3(uint32_t x, y, z)`) does not.
-_MAKE_UINT3 = re.compile(rb"\bmake_uint3\s*\(")
-_BEFORE_DIM3 = re.compile(
+_MAKE_UINT3 = lazy(rb"\bmake_uint3\s*\(")
+_BEFORE_DIM3 = lazy(
     rb"(?:\bdim3\s+\w+\s*(?:=|\(|\{)|\bdim3\s*(?:\(|\{)|(?<![\w.>])(\w+)\s*=(?!=)|<<<[^;>]*?)\s*\Z"
 )
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, match_text
 
-_TEX_REF = re.compile(rb"\b(texture|surface)\s*<")
+_TEX_REF = lazy(rb"\b(texture|surface)\s*<")
 
 
 def texture_references(ctx: Context, scan: Scan) -> RuleResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
 from hipify_py.rules.detectors.common import NOT_A_TYPE, Scan, declares, match_text, report
@@ -12,7 +13,7 @@ from hipify_py.rules.detectors.libraries import LIBRARY_USE
 from hipify_py.rules.detectors.versions import VERSION_MACRO
 from hipify_py.tables import Tables
 
-_CUDA_LOOKING = re.compile(
+_CUDA_LOOKING = lazy(
     rb"\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
     rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
 )
@@ -56,7 +57,7 @@ def _known(name: bytes, tables: Tables) -> bool:
     return text in mappings.by_cuda or text in mappings.by_hip
 
 
-_SCREAMING = re.compile(rb"([A-Z][A-Z0-9]*_[A-Z0-9]+_)[A-Z0-9_]*[A-Z0-9]")
+_SCREAMING = lazy(rb"([A-Z][A-Z0-9]*_[A-Z0-9]+_)[A-Z0-9_]*[A-Z0-9]")
 
 
 def _cuda_family(name: bytes, tables: Tables) -> bool:
@@ -72,7 +73,7 @@ def _cuda_family(name: bytes, tables: Tables) -> bool:
     return any(k.startswith(text) for k in tables.mappings.by_cuda)
 
 
-_QUALIFIER = re.compile(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
+_QUALIFIER = lazy(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
 
 
 def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:

@@ -7,18 +7,19 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.rules.detectors.common import Scan, logical_line, match_text, word_start
 
-VERSION_MACRO = re.compile(
+VERSION_MACRO = lazy(
     rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__|"
     rb"__CUDA_ARCH__|__CUDA_ARCH_LIST__|__NVCC__|__CUDA_API_VERSION|" + LIBRARY_VERSION_MACROS + rb")\b"
 )
-_COMPARE_AFTER = re.compile(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
-_COMPARE_BEFORE = re.compile(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
+_COMPARE_AFTER = lazy(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
+_COMPARE_BEFORE = lazy(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
 # re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
-_PREPROC_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
+_PREPROC_LINE = lazy(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
 
 
 def _compared(source: bytes, m: re.Match[bytes]) -> bool:
@@ -75,7 +76,7 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
     return result
 
 
-_GET_VERSION = re.compile(rb"(cuda(?:Runtime|Driver)GetVersion)\s*\(\s*&\s*(\w+)\s*\)")
+_GET_VERSION = lazy(rb"(cuda(?:Runtime|Driver)GetVersion)\s*\(\s*&\s*(\w+)\s*\)")
 
 
 def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:

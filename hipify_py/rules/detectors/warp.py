@@ -7,28 +7,29 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import SYNC_WARP_INTRINSICS
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
 
-_WARP_ARITH = re.compile(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
+_WARP_ARITH = lazy(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
 # Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
-_THREAD_WORDS = re.compile(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
-_LANE_WORDS = re.compile(rb"\blane|Lane|[Ww]arp")
+_THREAD_WORDS = lazy(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
+_LANE_WORDS = lazy(rb"\blane|Lane|[Ww]arp")
 # The patterns below start with their literal and check the word boundary after it (`__shfl(?<!\w__shfl)`
 # == `\b__shfl`): only a pattern that starts with a literal gets the regex engine's fast prefix search.
-_SHFL_WIDTH = re.compile(
+_SHFL_WIDTH = lazy(
     rb"__shfl(?<!\w__shfl)(?:_up|_down|_xor)?(?:_sync)?\s*\((?:[^()]|\([^()]*\))*?,\s*32\s*\)",
 )
-_SHARED_32 = re.compile(rb"__shared__(?<!\w__shared__)\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
-_HALVING_LOOP = re.compile(
+_SHARED_32 = lazy(rb"__shared__(?<!\w__shared__)\b[^;{}()=]*?\b(\w+)\s*\[\s*32\s*\]\s*;")
+_HALVING_LOOP = lazy(
     rb"for(?<!\wfor)\s*\(\s*(?:(?:unsigned|int|auto|const)\s+)*\w+\s*=\s*16\s*;[^;]*;\s*\w+\s*(?:/=\s*2|>>=\s*1)\s*\)"
 )
 
 
 # `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned warp_size{32};`
-_WARP_SIZE_NAME = re.compile(
+_WARP_SIZE_NAME = lazy(
     rb"(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\b(?:[ \t]+|\s*=\s*|\s*\{\s*)32[uU]?\b(?!\s*[.*/+-])"
 )
 
@@ -106,14 +107,14 @@ def _left_operand(source: bytes, op: int, floor: int) -> bytes:
     return source[i + 1 : op]
 
 
-_FULL_MASK = re.compile(rb"(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
+_FULL_MASK = lazy(rb"(__\w+_sync|__syncwarp)\s*\(\s*(0x[fF]{8}[uU]?|~0[uU]?|-1|0xFFFFFFFF[uU]?)\b")
 # `unsigned long` is 64-bit on Linux (LP64), so it is not in the list.
-_BALLOT_32 = re.compile(rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|int32_t)\s+(\w+)\s*=\s*\Z")
-_BALLOT_CALL = re.compile(rb"(__ballot_sync|__ballot|__activemask)\s*\(")
+_BALLOT_32 = lazy(rb"\b(?:unsigned(?:\s+int)?|int|uint32_t|uint|int32_t)\s+(\w+)\s*=\s*\Z")
+_BALLOT_CALL = lazy(rb"(__ballot_sync|__ballot|__activemask)\s*\(")
 
 # `#define FULL_MASK 0xffffffff`, `const unsigned kFullMask = 0xffffffffu;`
-_MASK_VALUE = re.compile(rb"(?:0x[fF]{8}|~0)[uU]?\b")
-_MASK_NAME = re.compile(rb"\b(\w*(?:MASK|[Mm]ask)\w*)(?:[ \t]+|\s*=\s*|\s*\{\s*)\Z")
+_MASK_VALUE = lazy(rb"(?:0x[fF]{8}|~0)[uU]?\b")
+_MASK_NAME = lazy(rb"\b(\w*(?:MASK|[Mm]ask)\w*)(?:[ \t]+|\s*=\s*|\s*\{\s*)\Z")
 
 
 def _mask_name(source: bytes, m: re.Match[bytes]) -> str | None:
@@ -123,9 +124,7 @@ def _mask_name(source: bytes, m: re.Match[bytes]) -> str | None:
 
 
 # Only files that use warp vote/shuffle intrinsics have lane masks (not CRC or bit-field masks).
-_WARP_OP = re.compile(
-    rb"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__syncwarp|__match\w+)\s*\("
-)
+_WARP_OP = lazy(rb"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__syncwarp|__match\w+)\s*\(")
 
 
 def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
@@ -171,7 +170,7 @@ def _used_only_where_dead(scan: Scan, m: re.Match[bytes]) -> bool:
     return bool(uses) and all(scan.is_dead(u) for u in uses)
 
 
-_SYNC_INTRINSIC = re.compile(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
+_SYNC_INTRINSIC = lazy(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
 
 
 def sync_intrinsics(ctx: Context, scan: Scan) -> RuleResult:

@@ -1,0 +1,86 @@
+"""hipify_py/lazyre.py: patterns compile on first use, behave as compiled ones, and no module of the
+package compiles a regular expression at import (a one-file run pays only for what it uses)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hipify_py.lazyre import LazyPattern, lazy
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_behaves_as_the_compiled_pattern() -> None:
+    text = b"cudaMalloc(&p, n); cudaFree(p);"
+    pattern, compiled = lazy(rb"cuda(\w+)\("), re.compile(rb"cuda(\w+)\(")
+    assert [m.span(1) for m in pattern.finditer(text)] == [m.span(1) for m in compiled.finditer(text)]
+    assert pattern.sub(rb"hip\1(", text) == compiled.sub(rb"hip\1(", text)
+    assert pattern.findall(text) == [b"Malloc", b"Free"]
+    assert pattern.search(text, 5).start() == 19  # type: ignore[union-attr]
+    assert pattern.groups == 1 and pattern.pattern == compiled.pattern
+    verbose = lazy(r" a  b # comment", re.VERBOSE | re.IGNORECASE)
+    assert verbose.fullmatch("AB") and verbose.flags == re.compile(r"x", re.VERBOSE | re.I).flags
+
+
+def test_compiles_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda *a: calls.append(a) or real(*a))
+    pattern = lazy(rb"x+")
+    assert pattern.pattern == rb"x+" and calls == []  # the text is there without compiling
+    for _ in range(3):
+        assert pattern.match(b"xx")
+    assert calls == [(rb"x+", 0)]
+    assert pattern.match.__self__ is real(rb"x+")  # type: ignore[attr-defined]  # bound C method, no wrapper
+
+
+def test_copies_and_pickles_as_the_same_pattern() -> None:
+    pattern = lazy(rb"a|b", re.DOTALL)
+    for other in (copy.deepcopy(pattern), pickle.loads(pickle.dumps(pattern))):
+        assert (
+            isinstance(other, LazyPattern)
+            and other.pattern == rb"a|b"
+            and other.findall(b"abc") == [b"a", b"b"]
+        )
+
+
+_IMPORT_ALL = textwrap.dedent(
+    """
+    import importlib, pkgutil, re, sys, traceback
+    real = re.compile
+    found = []
+
+    def recording(pattern, flags=0):
+        stack = traceback.extract_stack()[:-1]
+        caller = stack[-1].filename
+        if caller.endswith("/hipify_py/lazyre.py"):  # a lazy pattern used at import: who used it
+            user = [f for f in stack if "/hipify_py/" in f.filename and not f.filename.endswith("lazyre.py")]
+            found.append(f"{user[-1].filename}:{user[-1].lineno}: {user[-1].line} (first use)")
+        elif "/hipify_py/" in caller:
+            found.append(f"{caller}:{stack[-1].lineno}: {stack[-1].line}")
+        return real(pattern, flags)
+
+    re.compile = recording
+    import hipify_py
+    for info in pkgutil.walk_packages(hipify_py.__path__, "hipify_py."):
+        importlib.import_module(info.name)
+    print("\\n".join(found))
+    """
+)
+
+
+def test_no_module_compiles_a_pattern_at_import() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ALL], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.strip() == "", (
+        "module-level patterns must be `lazy(...)` (hipify_py/lazyre.py), not re.compile:\n" + proc.stdout
+    )
