@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import Entry, Header, Mappings
+from hipify_py.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, Entry, Header, Mappings, make_entry
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,16 @@ class Tables:
     unmapped_guards: frozenset[bytes] = frozenset()
 
 
-def _needs_attention(entry: Entry) -> bool:
-    return entry.hip is None or entry.hip != entry.cuda or (entry.roc is not None and entry.roc != entry.cuda)
+def _needs_attention(record: tuple) -> bool:
+    cuda, hip, roc = record[CUDA_AT], record[HIP_AT], record[ROC_AT]
+    return hip is None or hip != cuda or (roc is not None and roc != cuda)
+
+
+def _records(entries: Mapping[str, Entry]) -> Mapping[str, tuple]:
+    """Entry field tuples by CUDA name, without making Entry objects when the mapping holds records."""
+    if isinstance(entries, Built):
+        return entries.records()
+    return {name: dataclasses.astuple(entry) for name, entry in entries.items()}
 
 
 _IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
@@ -74,7 +82,8 @@ class CandidateFinder:
 
 
 def compile_tables(mappings: Mappings) -> Tables:
-    names = {e.cuda.encode(): e for e in mappings.by_cuda.values() if _needs_attention(e)}
+    by_cuda = _records(mappings.by_cuda)
+    names = Built({cuda.encode(): r for cuda, r in by_cuda.items() if _needs_attention(r)}, make_entry)
     # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
     namespaces = {
         ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip and "::" not in ns.cuda
@@ -92,9 +101,9 @@ def compile_tables(mappings: Mappings) -> Tables:
     prefixes = tuple((h.cuda[:-1].encode(), h) for h in mappings.headers.values() if h.cuda.endswith("/*"))
     intrinsics = CandidateFinder(
         frozenset(
-            e.cuda.encode()
-            for e in mappings.by_cuda.values()
-            if e.family == "device" and e.cuda.startswith(("__", "atomic"))
+            cuda.encode()
+            for cuda, r in by_cuda.items()
+            if r[FAMILY_AT] == "device" and cuda.startswith(("__", "atomic"))
         )
     )
     unmapped = frozenset(
