@@ -381,9 +381,9 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
     source = ctx.meta.get(SOURCES_META, {}).get("hip-version", SOURCE_CLI if hip_version else "default")
 
     def latest() -> str | None:
-        from hipify_py.mappings import load_mappings
+        from hipify_py.translate import default_tables
 
-        return load_mappings(tuple(extra_mappings)).latest_hip_version or None
+        return default_tables(tuple(extra_mappings)).mappings.latest_hip_version or None
 
     return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
 
@@ -391,10 +391,10 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
 def _missing_headers(extra_mappings: tuple[Path, ...]) -> frozenset[str]:
     """ROCm library headers the installed HIP lacks (HIP128); nothing when no HIP is installed."""
     from hipify_py.installed import include_roots, missing_headers
-    from hipify_py.mappings import load_mappings
+    from hipify_py.translate import default_tables  # why not load_mappings: one load serves both
 
     roots = include_roots()
-    return missing_headers(load_mappings(tuple(extra_mappings)), roots) if roots else frozenset()
+    return missing_headers(default_tables(tuple(extra_mappings)).mappings, roots) if roots else frozenset()
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

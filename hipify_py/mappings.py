@@ -463,10 +463,11 @@ V = TypeVar("V")
 
 
 class Built(Mapping[K, V]):
-    """A read-only mapping whose values are made from stored records on first lookup.
+    """A read-only mapping whose values are made from packed records on first lookup.
 
     why: making all 8.9k Entry objects took ~40 ms, most of a one-file run's budget, while a file
-    looks up a few dozen names; membership and iteration never make a value.
+    looks up a few dozen names; membership and iteration never make a value. A record is packed
+    into one string (`pack`): the built tables load from the cache as a few strings per name.
     """
 
     __slots__ = ("_built", "_make", "_records")
@@ -492,17 +493,32 @@ class Built(Mapping[K, V]):
     def __len__(self) -> int:
         return len(self._records)
 
-    def records(self) -> Mapping[K, Any]:
-        """The stored records (Entry field tuples), for whole-table scans that need no objects."""
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Built, (self._records, self._make))  # the packed records only, not what was made
+
+    def packed(self) -> Mapping[K, Any]:
+        """The stored records, packed (see `unpack`), for whole-table scans that need no objects."""
         return self._records
 
 
-def make_entry(record: tuple) -> Entry:
-    return Entry(*record)
+_SEP, _NULL = "\x1f", "\x00"
 
 
-def make_entries(records: Sequence[tuple]) -> tuple[Entry, ...]:
-    return tuple(Entry(*record) for record in records)
+def pack(record: Sequence[str | None]) -> str:
+    """An Entry record (field tuple) as one string: fields joined by \\x1f, None as \\x00."""
+    return _SEP.join(_NULL if value is None else value for value in record)
+
+
+def unpack(packed: str) -> tuple[str | None, ...]:
+    return tuple(None if value == _NULL else value for value in packed.split(_SEP))
+
+
+def make_entry(packed: str) -> Entry:
+    return Entry(*unpack(packed))
+
+
+def make_entries(packed: Sequence[str]) -> tuple[Entry, ...]:
+    return tuple(Entry(*unpack(p)) for p in packed)
 
 
 # positions in an Entry record (a tuple in ENTRY_FIELDS order)
@@ -579,12 +595,22 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
         if compare_versions(version, absent_in.get(name, "")) > 0:
             absent_in[name] = version  # absent in a later release implies absent before it
+    packed: dict[int, str] = {}  # why by id: a record in several indexes is stored once
+
+    def one(record: tuple) -> str:
+        found = packed.get(id(record))
+        if found is None:
+            found = packed[id(record)] = pack(record)
+        return found
+
+    by_cuda = {name: one(r) for name, r in _index_by_cuda(families, overrides, extras).items()}
+    by_hip = {name: tuple(one(r) for r in rs) for name, rs in _index_by_hip(families).items()}
     return Mappings(
-        by_cuda=Built(_index_by_cuda(families, overrides, extras), make_entry),
-        families=Built(families, make_entries),
+        by_cuda=Built(by_cuda, make_entry),
+        families=Built({family: tuple(one(r) for r in rs) for family, rs in families.items()}, make_entries),
         libraries=libraries,
         headers=headers,
-        by_hip=Built(_index_by_hip(families), make_entries),
+        by_hip=Built(by_hip, make_entries),
         digest=digest,
         latest_hip_version=_latest_version(r for records in families.values() for r in records),
         namespaces=tuple(namespaces.values()),

@@ -13,7 +13,19 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, Entry, Header, Mappings, make_entry
+from hipify_py.mappings import (
+    CUDA_AT,
+    FAMILY_AT,
+    HIP_AT,
+    ROC_AT,
+    Built,
+    Entry,
+    Header,
+    Mappings,
+    make_entry,
+    pack,
+    unpack,
+)
 
 
 @dataclass(frozen=True)
@@ -41,11 +53,11 @@ def _needs_attention(record: tuple) -> bool:
     return hip is None or hip != cuda or (roc is not None and roc != cuda)
 
 
-def _records(entries: Mapping[str, Entry]) -> Mapping[str, tuple]:
-    """Entry field tuples by CUDA name, without making Entry objects when the mapping holds records."""
+def _records(entries: Mapping[str, Entry]) -> dict[str, tuple[str, tuple]]:
+    """CUDA name -> (packed record, field tuple), without making Entry objects from a Built mapping."""
     if isinstance(entries, Built):
-        return entries.records()
-    return {name: dataclasses.astuple(entry) for name, entry in entries.items()}
+        return {name: (packed, unpack(packed)) for name, packed in entries.packed().items()}
+    return {name: (pack(t), t) for name, entry in entries.items() for t in [dataclasses.astuple(entry)]}
 
 
 _IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
@@ -83,7 +95,7 @@ class CandidateFinder:
 
 def compile_tables(mappings: Mappings) -> Tables:
     by_cuda = _records(mappings.by_cuda)
-    names = Built({cuda.encode(): r for cuda, r in by_cuda.items() if _needs_attention(r)}, make_entry)
+    names = Built({cuda.encode(): p for cuda, (p, r) in by_cuda.items() if _needs_attention(r)}, make_entry)
     # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
     namespaces = {
         ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip and "::" not in ns.cuda
@@ -102,7 +114,7 @@ def compile_tables(mappings: Mappings) -> Tables:
     intrinsics = CandidateFinder(
         frozenset(
             cuda.encode()
-            for cuda, r in by_cuda.items()
+            for cuda, (_, r) in by_cuda.items()
             if r[FAMILY_AT] == "device" and cuda.startswith(("__", "atomic"))
         )
     )

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.edits import Edit, apply_edits
@@ -71,7 +72,14 @@ def detector_rules() -> tuple[RuleFn, ...]:
 
 @functools.lru_cache(maxsize=8)
 def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
+    """The compiled tables (their `.mappings` too); the shipped ones come from the derived cache."""
+    if not extra_mappings:  # why not with extras: the key covers the shipped tables, not a user's file
+        return derived.load("tables", _shipped_tables)
     return compile_tables(load_mappings(extra_mappings))
+
+
+def _shipped_tables() -> Tables:
+    return compile_tables(load_mappings())
 
 
 def translate(source: bytes, options: Options | None = None, tables: Tables | None = None) -> Result:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from hipify_py import cache, derived
 from hipify_py.adaptations import _build_table
 from hipify_py.rules.calls import _build_call_table
 from hipify_py.rules.cxx import _build_device_functions
+from hipify_py.translate import _shipped_tables
 
 
 @pytest.fixture
@@ -80,6 +83,7 @@ def test_unwritable_cache_still_builds(tmp_path: Path, monkeypatch: pytest.Monke
         ("call-table", _build_call_table, ("5.2",)),
         ("hip-device-functions", _build_device_functions, ("5.2",)),
         ("version-adaptations", _build_table, ()),
+        ("tables", _shipped_tables, ()),
     ],
 )
 def test_shipped_tables_round_trip(cache_dir: Path, name: str, build, args: tuple) -> None:  # type: ignore[no-untyped-def]
@@ -89,3 +93,14 @@ def test_shipped_tables_round_trip(cache_dir: Path, name: str, build, args: tupl
 
 def test_code_stamp_is_computed_once_per_process() -> None:
     assert cache.code_stamp() is cache.code_stamp()
+
+
+def test_packed_entries_are_the_entries() -> None:
+    from hipify_py.mappings import Built, Entry, make_entry, pack, unpack
+
+    entry = Entry("cudaFoo", None, "runtime", group="g\tx", roc="rocFoo", note="a note, with spaces")
+    record = dataclasses.astuple(entry)
+    assert unpack(pack(record)) == record and make_entry(pack(record)) == entry
+    built = Built({"cudaFoo": pack(record)}, make_entry)
+    assert built["cudaFoo"] is built["cudaFoo"] == entry and "cudaFoo" in built and list(built) == ["cudaFoo"]
+    assert pickle.loads(pickle.dumps(built)) == built
