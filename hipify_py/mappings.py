@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import hashlib
 import marshal
 import os
 import tempfile
@@ -353,6 +352,8 @@ def _builtin_files(directory: Path) -> list[Path]:
 
 
 def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:
+    import hashlib  # why here: ~3 ms of OpenSSL start-up that a run served by the caches never needs
+
     sha = hashlib.sha256()
     for name, data in blobs:
         sha.update(name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)

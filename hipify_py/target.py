@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +89,8 @@ def _read_header(path: Path) -> str | None:
 
 
 def _run_hipcc(hipcc: str) -> str | None:
+    import subprocess  # why here: runs whose probe answer is cached never start a process
+
     env = {**os.environ, "HIP_PLATFORM": "amd"}  # why: with nvcc installed, hipcc may report nvcc's banner
     try:
         done = subprocess.run(

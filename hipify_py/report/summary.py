@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -137,6 +136,8 @@ def fingerprints(path: str, diagnostics: Sequence[Diagnostic]) -> Iterator[str]:
 
     Rule + file + the trimmed source line + the occurrence number of that triple in the file.
     """
+    import hashlib  # why here: only reports need it; ~3 ms of OpenSSL start-up for every run otherwise
+
     seen: Counter[tuple[str, str]] = Counter()
     for d in diagnostics:
         text = " ".join(d.source_line.split())
