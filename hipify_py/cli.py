@@ -252,6 +252,7 @@ def convert(
     if unknown:
         raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)} (see `hipify-py explain --list`)")
     target = run_target(hip_version, extra_mappings, None if no_cache else cache_root())
+    missing_headers = _missing_headers(extra_mappings, cache=not no_cache)
     options = Options(
         keep_launch_syntax=keep_launch_syntax,
         roc=roc,
@@ -260,7 +261,7 @@ def convert(
         legacy_include_paths=legacy_include_paths,
         ignore_rules=frozenset(ignore_rules),
         annotate=annotate,
-        missing_headers=_missing_headers(extra_mappings),
+        missing_headers=missing_headers,
     )
     exts = tuple(SOURCE_EXTENSIONS) + tuple(e if e.startswith(".") else f".{e}" for e in extensions)
     files, problems = discover(
@@ -381,20 +382,29 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
     source = ctx.meta.get(SOURCES_META, {}).get("hip-version", SOURCE_CLI if hip_version else "default")
 
     def latest() -> str | None:
-        from hipify_py.translate import default_tables
+        from hipify_py import derived
+        from hipify_py.mappings import load_mappings, shipped_latest_version
 
-        return default_tables(tuple(extra_mappings)).mappings.latest_hip_version or None
+        if extra_mappings:
+            return load_mappings(tuple(extra_mappings)).latest_hip_version or None
+        return derived.load("latest-hip-version", shipped_latest_version, cache=cache_dir is not None) or None
 
     return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
 
 
-def _missing_headers(extra_mappings: tuple[Path, ...]) -> frozenset[str]:
+def _missing_headers(extra_mappings: tuple[Path, ...], cache: bool = True) -> frozenset[str]:
     """ROCm library headers the installed HIP lacks (HIP128); nothing when no HIP is installed."""
-    from hipify_py.installed import include_roots, missing_headers
-    from hipify_py.translate import default_tables  # why not load_mappings: one load serves both
+    from hipify_py import derived
+    from hipify_py.installed import include_roots, library_headers, not_found, shipped_library_headers
+    from hipify_py.mappings import load_mappings
 
     roots = include_roots()
-    return missing_headers(default_tables(tuple(extra_mappings)).mappings, roots) if roots else frozenset()
+    if not roots:
+        return frozenset()
+    if extra_mappings:
+        return not_found(library_headers(load_mappings(tuple(extra_mappings))), roots)
+    # why derived: a warm run (every file a cache hit) must not load the mapping tables for this
+    return not_found(derived.load("library-headers", shipped_library_headers, cache=cache), roots)
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

@@ -35,9 +35,11 @@ def path_for(name: str, args: tuple[Any, ...], root: Path | None = None) -> Path
     return root / "derived" / f"{name}-{key}.pickle"
 
 
-def load(name: str, build: Callable[..., T], *args: Any) -> T:
-    """`build(*args)`, from the cache when a run with the same code and tables already built it."""
-    path = path_for(name, args)
+def load(name: str, build: Callable[..., T], *args: Any, cache: bool = True) -> T:
+    """`build(*args)`, from the cache when a run with the same code and tables already built it.
+
+    `cache=False` (e.g. `--no-cache`): neither read nor write the cache directory."""
+    path = path_for(name, args) if cache else None
     if path is None:
         return build(*args)
     import pickle  # why here: only runs that use a cached table pay its import

@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from hipify_py.mappings import Mappings
+from hipify_py.mappings import Mappings, load_mappings
 
 _RUNTIME_PREFIX = "hip/"  # the HIP runtime's own headers: their absence is a version question (HIP103)
 
@@ -55,7 +55,17 @@ def missing_headers(mappings: Mappings, roots: Sequence[Path]) -> frozenset[str]
     there is no installed HIP to look at."""
     if not roots:
         return frozenset()
-    return frozenset(h for h in library_headers(mappings) if not _found(h, roots))
+    return not_found(library_headers(mappings), roots)
+
+
+def not_found(headers: Iterable[str], roots: Sequence[Path]) -> frozenset[str]:
+    """The headers (and `ns/` prefixes) found under none of the include roots."""
+    return frozenset(h for h in headers if not _found(h, roots))
+
+
+def shipped_library_headers() -> frozenset[str]:
+    """library_headers of the shipped tables (cached between runs by hipify_py/derived.py)."""
+    return library_headers(load_mappings())
 
 
 def _found(header: str, roots: Iterable[Path]) -> bool:

@@ -633,6 +633,11 @@ def _load(extra: tuple[Path, ...]) -> Mappings:
     return _build(builtin, _parse_files(extra_blobs, CUSTOM_FAMILY), digest)
 
 
+def shipped_latest_version() -> str:
+    """latest_hip_version of the shipped tables (cached between runs by hipify_py/derived.py)."""
+    return load_mappings().latest_hip_version
+
+
 def load_mappings(extra: Sequence[Path] = ()) -> Mappings:
     """All mapping tables plus optional user YAML files (same entry format) that add or override entries.
 

@@ -104,3 +104,12 @@ def test_packed_entries_are_the_entries() -> None:
     built = Built({"cudaFoo": pack(record)}, make_entry)
     assert built["cudaFoo"] is built["cudaFoo"] == entry and "cudaFoo" in built and list(built) == ["cudaFoo"]
     assert pickle.loads(pickle.dumps(built)) == built
+
+
+def test_cache_false_neither_reads_nor_writes(cache_dir: Path) -> None:
+    calls: list[tuple] = []
+    derived.load("table", counting(calls, 1), "5.2", cache=False)
+    assert not cache_dir.exists()
+    derived.load("table", counting(calls, 1), "5.2")
+    derived.load("table", counting(calls, 1), "5.2", cache=False)
+    assert calls == [("5.2",), ("5.2",), ("5.2",)]
