@@ -9,7 +9,8 @@ The key is the code stamp (`cache.code_stamp`: every .py of the package and mapp
 size and mtime, as the result cache uses), the name and the arguments, so an edited table or rule
 module is rebuilt. Arguments must have a stable repr (str, int, None, tuples of them); a builder that
 reads anything else (a user's file) must not be cached. No cache directory, an unreadable or
-foreign file: built in-process, as without this module.
+foreign file: built in-process, as without this module. Each build keeps the KEEP newest files of
+its name, so edits during development do not pile up.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hipify_py.fileio import atomic_write
 
 T = TypeVar("T")
 FORMAT = 1
+KEEP = 4  # files kept per name: a few checkouts or versions sharing one cache directory
 
 
 def path_for(name: str, args: tuple[Any, ...], root: Path | None = None) -> Path | None:
@@ -46,7 +48,7 @@ def load(name: str, build: Callable[..., T], *args: Any, cache: bool = True) -> 
 
     try:
         with open(path, "rb") as handle:
-            stored = pickle.load(handle)
+            stored = pickle.loads(handle.read())  # why not pickle.load: one read, not many small ones
         if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == (FORMAT, name, args):
             return stored[1]  # type: ignore[no-any-return]
     except Exception:  # why so broad: a missing, damaged or foreign file is a miss, never an error
@@ -57,4 +59,18 @@ def load(name: str, build: Callable[..., T], *args: Any, cache: bool = True) -> 
         if not path.parent.is_dir():
             os.makedirs(path.parent, exist_ok=True)
         atomic_write(path, data, durable=False)
+        _prune(path, name)
     return value
+
+
+def _prune(written: Path, name: str) -> None:
+    """Keep `written` and the KEEP - 1 newest other files of `name` (each code or table edit makes one)."""
+    others = []
+    for entry in os.scandir(written.parent):
+        stem, _, key = entry.name.rpartition("-")
+        if stem == name and key.endswith(".pickle") and entry.name != written.name:
+            with contextlib.suppress(OSError):
+                others.append((entry.stat().st_mtime_ns, entry.path))
+    for _, old in sorted(others, reverse=True)[KEEP - 1 :]:
+        with contextlib.suppress(OSError):
+            os.unlink(old)

@@ -10,11 +10,19 @@ and behave as the `re.Pattern` they stand for: the first method call or attribut
 pattern once and stores the compiled pattern's bound methods on the object, so every later call goes
 straight to C (no Python frame in between). `tests/test_lazyre.py` fails when a module compiles a
 pattern at import.
+
+Compiling is parsing the pattern and generating the regex engine's program, in Python (~0.2 ms a
+pattern, 15-20 ms for the ~90 a rich file needs). The programs are kept between runs in
+`<cache>/regex-<interpreter>-<engine magic>.marshal` and handed to the engine directly (`_sre.compile`,
+what `re.compile` itself ends with); the engine validates every program it is given, and anything
+unexpected (another Python, a damaged file) falls back to `re.compile`. New programs are added to the
+file when the process exits.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, AnyStr, cast
 
 _FORWARDED = (
@@ -41,7 +49,7 @@ class LazyPattern:
         self._flags = flags
 
     def compiled(self) -> re.Pattern[Any]:
-        return re.compile(self.pattern, self._flags)
+        return _compile(self.pattern, self._flags)
 
     def __getattr__(self, name: str) -> Any:
         # why the guard: copy/pickle probe dunders on a half-built object; they must not compile
@@ -62,3 +70,99 @@ class LazyPattern:
 def lazy(pattern: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr]:
     """`re.compile(pattern, flags)`, compiled when first used (typed as the pattern it stands for)."""
     return cast("re.Pattern[AnyStr]", LazyPattern(pattern, int(flags)))
+
+
+# -- compiled programs kept between runs -----------------------------------------------------------
+
+Program = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]  # _sre.compile's arguments
+
+
+class ProgramStore:
+    """(pattern, flags) -> the engine program re.compile would build; loaded once, saved at exit."""
+
+    def __init__(self, path: Any) -> None:
+        self.path = path  # a Path, or None: nothing is read or written
+        self.known: dict[tuple[Any, int], Program] = self._read()
+        self.new: dict[tuple[Any, int], Program] = {}
+
+    def _read(self) -> dict[tuple[Any, int], Program]:
+        import marshal
+
+        try:
+            with open(self.path, "rb") as handle:
+                data = marshal.loads(handle.read())  # why not marshal.load: it reads in tiny pieces
+        except Exception:  # why so broad: missing, damaged or foreign: start empty
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def compile(self, pattern: str | bytes, flags: int) -> re.Pattern[Any]:
+        import _sre
+
+        program = self.known.get((pattern, flags))
+        if program is not None:
+            try:
+                return _sre.compile(pattern, *program)  # type: ignore[no-any-return]
+            except Exception:  # why so broad: a program the engine rejects is rebuilt below
+                self.known.pop((pattern, flags), None)
+        try:
+            program = _program(pattern, flags)
+            compiled = _sre.compile(pattern, *program)
+        except Exception:  # why so broad: an interpreter whose internals differ: the public way
+            return re.compile(pattern, flags)
+        if self.path is not None:
+            if not self.new:
+                import atexit
+
+                atexit.register(self.save)
+            self.new[(pattern, flags)] = program
+        return compiled  # type: ignore[no-any-return]
+
+    def save(self) -> None:
+        """Merge this process's new programs into the file (atomic replace; a lost race loses nothing
+        but those programs)."""
+        if not self.new or self.path is None:
+            return
+        import contextlib
+        import marshal
+
+        from hipify_py.fileio import atomic_write
+
+        merged = {**self._read(), **self.new}
+        with contextlib.suppress(OSError, ValueError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, marshal.dumps(merged), durable=False)
+        self.new = {}
+
+
+def _program(pattern: str | bytes, flags: int) -> Program:
+    """What re._compiler.compile passes to _sre.compile, as plain ints/strs (marshal-able)."""
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+
+    parsed = _parser.parse(pattern, flags)
+    code = [int(c) for c in _compiler._code(parsed, flags)]
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+_stores: list[ProgramStore] = []  # the process's store, made on the first compile
+
+
+def store_path() -> Any:
+    import _sre
+
+    from hipify_py.cache import cache_root  # why here: cache imports modules that use lazy()
+
+    root = cache_root()
+    tag = f"{sys.implementation.cache_tag}-{_sre.MAGIC}-{_sre.CODESIZE}"
+    return None if root is None else root / f"regex-{tag}.marshal"
+
+
+def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
+    if flags & re.DEBUG:
+        return re.compile(pattern, flags)
+    if not _stores:
+        _stores.append(ProgramStore(store_path()))
+    return _stores[0].compile(pattern, flags)

@@ -113,3 +113,13 @@ def test_cache_false_neither_reads_nor_writes(cache_dir: Path) -> None:
     derived.load("table", counting(calls, 1), "5.2")
     derived.load("table", counting(calls, 1), "5.2", cache=False)
     assert calls == [("5.2",), ("5.2",), ("5.2",)]
+
+
+def test_old_builds_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for stamp in range(derived.KEEP + 3):
+        monkeypatch.setattr(derived, "code_stamp", lambda stamp=stamp: f"build {stamp}")
+        derived.load("table", counting([], stamp), "5.2")
+        derived.load("other-table", counting([], stamp), "5.2")
+    names = sorted(p.name.rpartition("-")[0] for p in (cache_dir / "derived").iterdir())
+    assert names == ["other-table"] * derived.KEEP + ["table"] * derived.KEEP
+    assert derived.load("table", lambda *a: pytest.fail("the newest was pruned"), "5.2") == derived.KEEP + 2

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.lazyre import LazyPattern, lazy
+from hipify_py import lazyre
+from hipify_py.lazyre import LazyPattern, ProgramStore, lazy
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def test_behaves_as_the_compiled_pattern() -> None:
 def test_compiles_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[object] = []
     real = re.compile
-    monkeypatch.setattr(re, "compile", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(lazyre, "_compile", lambda *a: calls.append(a) or real(*a))
     pattern = lazy(rb"x+")
     assert pattern.pattern == rb"x+" and calls == []  # the text is there without compiling
     for _ in range(3):
@@ -84,3 +85,61 @@ def test_no_module_compiles_a_pattern_at_import() -> None:
     assert proc.stdout.strip() == "", (
         "module-level patterns must be `lazy(...)` (hipify_py/lazyre.py), not re.compile:\n" + proc.stdout
     )
+
+
+PATTERNS = [
+    (rb"(?P<name>cuda\w+)\s*\(", 0),
+    (r"^\s*#\s*(if|ifdef|ifndef)\b(?P<rest>.*)$", re.MULTILINE),
+    (rb"(?<![\w$])register(?![\w$])[ \t]*", 0),
+    (r" a  b # verbose", re.VERBOSE | re.IGNORECASE),
+    (rb"[^/\"'\w.]*+(?:x|y)", re.DOTALL),
+]
+TEXTS = [b"cudaMalloc (p); register int x; /* ab */ x", "#ifdef A\n  # if B rest\nAB ab"]
+
+
+def same(a: re.Pattern, b: re.Pattern) -> None:  # type: ignore[type-arg]
+    assert (a.pattern, a.flags, a.groups, dict(a.groupindex)) == (
+        b.pattern,
+        b.flags,
+        b.groups,
+        dict(b.groupindex),
+    )
+    for text in TEXTS:
+        if isinstance(text, type(a.pattern)):
+            assert [m.span() for m in a.finditer(text)] == [m.span() for m in b.finditer(text)]  # type: ignore[arg-type]
+
+
+def test_stored_programs_compile_as_re_does(tmp_path: Path) -> None:
+    path = tmp_path / "regex.marshal"
+    first = ProgramStore(path)
+    built = [first.compile(p, int(f)) for p, f in PATTERNS]
+    first.save()
+    second = ProgramStore(path)
+    assert len(second.known) == len(PATTERNS) and not second.new
+    for (pattern, flags), one in zip(PATTERNS, built, strict=True):
+        again = second.compile(pattern, int(flags))
+        same(again, re.compile(pattern, flags))
+        same(one, again)
+    assert not second.new  # every one came from the file
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", None])
+def test_damaged_file_or_program_falls_back(tmp_path: Path, content: bytes | None) -> None:
+    import marshal
+
+    path = tmp_path / "regex.marshal"
+    pattern, flags = PATTERNS[0]
+    # None: a file whose program for this pattern is nonsense; the engine refuses it
+    path.write_bytes(
+        marshal.dumps({(pattern, flags): (0, [1, 2, 3], 0, {}, ())}) if content is None else content
+    )
+    store = ProgramStore(path)
+    same(store.compile(pattern, flags), re.compile(pattern, flags))
+    store.save()
+    assert ProgramStore(path).known[(pattern, flags)][1] != [1, 2, 3]  # the rebuilt program replaced it
+
+
+def test_no_cache_directory_keeps_nothing() -> None:
+    store = ProgramStore(None)
+    same(store.compile(*PATTERNS[1]), re.compile(*PATTERNS[1]))
+    assert not store.new
