@@ -78,12 +78,17 @@ Program = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]  # _sre.co
 
 
 class ProgramStore:
-    """(pattern, flags) -> the engine program re.compile would build; loaded once, saved at exit."""
+    """(pattern, flags) -> the engine program re.compile would build; loaded once, saved at exit.
+
+    The file keeps the KEEP most recently used programs (patterns built from a file's names come and
+    go with the files)."""
+
+    KEEP = 3000
 
     def __init__(self, path: Any) -> None:
         self.path = path  # a Path, or None: nothing is read or written
         self.known: dict[tuple[Any, int], Program] = self._read()
-        self.new: dict[tuple[Any, int], Program] = {}
+        self.new: dict[tuple[Any, int], Program] = {}  # built or used by this process, in order
 
     def _read(self) -> dict[tuple[Any, int], Program]:
         import marshal
@@ -98,24 +103,29 @@ class ProgramStore:
     def compile(self, pattern: str | bytes, flags: int) -> re.Pattern[Any]:
         import _sre
 
-        program = self.known.get((pattern, flags))
+        key = (pattern, flags)
+        program = self.known.get(key)
+        compiled = None
         if program is not None:
             try:
-                return _sre.compile(pattern, *program)  # type: ignore[no-any-return]
+                compiled = _sre.compile(pattern, *program)
             except Exception:  # why so broad: a program the engine rejects is rebuilt below
-                self.known.pop((pattern, flags), None)
-        try:
-            program = _program(pattern, flags)
-            compiled = _sre.compile(pattern, *program)
-        except Exception:  # why so broad: an interpreter whose internals differ: the public way
-            return re.compile(pattern, flags)
-        if self.path is not None:
+                self.known.pop(key, None)
+                program = None
+        if program is None:
+            try:
+                program = _program(pattern, flags)
+                compiled = _sre.compile(pattern, *program)
+            except Exception:  # why so broad: an interpreter whose internals differ: the public way
+                return re.compile(pattern, flags)
+            self.known[key] = program
+        if self.path is not None and key not in self.new:
             if not self.new:
                 import atexit
 
                 atexit.register(self.save)
-            self.new[(pattern, flags)] = program
-        return compiled  # type: ignore[no-any-return]
+            self.new[key] = program
+        return compiled  # type: ignore[return-value]
 
     def save(self) -> None:
         """Merge this process's new programs into the file (atomic replace; a lost race loses nothing
@@ -127,7 +137,17 @@ class ProgramStore:
 
         from hipify_py.fileio import atomic_write
 
-        merged = {**self._read(), **self.new}
+        on_disk = self._read()
+        if (
+            all(on_disk.get(key) == program for key, program in self.new.items())
+            and len(on_disk) <= self.KEEP
+        ):
+            return  # nothing new (the used ones stay: their order only matters once the file is full)
+        merged = {**on_disk}
+        for key, program in self.new.items():  # used last = kept longest
+            merged.pop(key, None)
+            merged[key] = program
+        merged = dict(list(merged.items())[-self.KEEP :])
         with contextlib.suppress(OSError, ValueError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, marshal.dumps(merged), durable=False)
@@ -166,3 +186,19 @@ def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
     if not _stores:
         _stores.append(ProgramStore(store_path()))
     return _stores[0].compile(pattern, flags)
+
+
+_recent: dict[tuple[Any, int], re.Pattern[Any]] = {}  # this process's run-time patterns, oldest first
+_RECENT_MAX = 512  # as many as the re module keeps
+
+
+def compiled(pattern: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr]:
+    """`re.compile` for a pattern built at run time that recurs across runs (from the tables, the
+    options or a file's names): the program comes from the store when an earlier run built it."""
+    key = (pattern, int(flags))
+    found = _recent.get(key)
+    if found is None:
+        if len(_recent) >= _RECENT_MAX:
+            del _recent[next(iter(_recent))]
+        found = _recent[key] = _compile(pattern, int(flags))
+    return found

@@ -109,18 +109,18 @@ def same(a: re.Pattern, b: re.Pattern) -> None:  # type: ignore[type-arg]
             assert [m.span() for m in a.finditer(text)] == [m.span() for m in b.finditer(text)]  # type: ignore[arg-type]
 
 
-def test_stored_programs_compile_as_re_does(tmp_path: Path) -> None:
+def test_stored_programs_compile_as_re_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "regex.marshal"
     first = ProgramStore(path)
     built = [first.compile(p, int(f)) for p, f in PATTERNS]
     first.save()
     second = ProgramStore(path)
     assert len(second.known) == len(PATTERNS) and not second.new
+    monkeypatch.setattr(lazyre, "_program", lambda *a: pytest.fail("rebuilt, not read from the file"))
     for (pattern, flags), one in zip(PATTERNS, built, strict=True):
         again = second.compile(pattern, int(flags))
         same(again, re.compile(pattern, flags))
         same(one, again)
-    assert not second.new  # every one came from the file
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage", None])
@@ -143,3 +143,23 @@ def test_no_cache_directory_keeps_nothing() -> None:
     store = ProgramStore(None)
     same(store.compile(*PATTERNS[1]), re.compile(*PATTERNS[1]))
     assert not store.new
+
+
+def test_store_keeps_the_most_recently_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProgramStore, "KEEP", 3)
+    path = tmp_path / "regex.marshal"
+    first = ProgramStore(path)
+    for name in (b"a", b"b", b"c"):
+        first.compile(name, 0)
+    first.save()
+    second = ProgramStore(path)
+    second.compile(b"a", 0)  # used again: kept
+    second.compile(b"d", 0)  # new: kept, so the oldest unused one (b"b") goes
+    second.save()
+    assert list(ProgramStore(path).known) == [(b"c", 0), (b"a", 0), (b"d", 0)]
+
+
+def test_compiled_is_re_compile_through_the_store() -> None:
+    pattern = rb"#[ \t]*define[ \t]+NAME\b|\bclass\s+NAME\s*[:{]"
+    assert lazyre.compiled(pattern) is lazyre.compiled(pattern)  # one object per process
+    same(lazyre.compiled(pattern), re.compile(pattern))

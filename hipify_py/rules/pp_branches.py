@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from hipify_py.lazyre import lazy
+from hipify_py.lazyre import compiled, lazy
 from hipify_py.rules.detector_data import (
     LIBRARY_VERSION_MACROS,
     NVIDIA_COMPILER_TESTS,
@@ -352,7 +352,7 @@ class Branches:
 
 def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value."""
-    interesting = re.compile(
+    interesting = compiled(  # why not re.compile: ~10 ms to compile, the same in every run
         CUDA_MACROS.pattern
         + rb"|\b(?:"
         + NVIDIA_ONLY_PROJECT_MACROS
