@@ -182,6 +182,20 @@ def compare_versions(a: str, b: str) -> int:
     return (pa > pb) - (pa < pb)
 
 
+def versioned_file(directory: Path, prefix: str, target: str | None) -> tuple[str, Path | None]:
+    """(HIP version, path) of `<prefix><version>.yaml` for the newest version not newer than the
+    target (else the oldest one): probe facts of the installed HIP, one file per version."""
+    files = {p.name[len(prefix) : -len(".yaml")]: p for p in directory.glob(f"{prefix}*.yaml")}
+    if not files:
+        return "", None
+    versions = sorted(files, key=parse_version)
+    chosen = versions[0]
+    for version in versions:
+        if not target or compare_versions(version, target) <= 0:
+            chosen = version
+    return chosen, files[chosen]
+
+
 def mappings_dir() -> Path:
     """The repo checkout's mappings/ when running from source, else the installed package data."""
     package = Path(__file__).resolve().parent

@@ -25,6 +25,7 @@ from hipify_py.rules.calls import adapt_calls
 from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
+from hipify_py.rules.device_casts import cast_device_arguments
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
@@ -57,6 +58,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rewrite_guards,
         convert_launches,
         adapt_calls,
+        cast_device_arguments,
         adapt_warp_sync,
         drop_register,
         guard_device_redefinitions,

@@ -1,0 +1,131 @@
+"""Casts for device-function calls CUDA converts implicitly and HIP's extra overloads make ambiguous.
+
+CUDA declares `int __ffsll(long long)` once; HIP 5.2 declares `__ffsll(long long)` and
+`__ffsll(unsigned long long)`, so `__ffsll(x)` with a `uint64_t` (unsigned long) or an `int` is
+ambiguous on ROCm. mappings/device-call-casts-<HIP version>.yaml (scripts/probe_device_calls.py
+compiles every such call against both headers) says which argument types fail and the CUDA parameter
+type that fixes them; the argument is wrapped in `static_cast<T>(...)`, CUDA's own conversion.
+
+Where the file states the argument's type (literal, cast, declared variable: hipify_py/declared.py)
+the cast is added only for a type that fails; where it does not, only if every CUDA overload with
+that many arguments has that parameter type (`uniform`), so the cast cannot change which one is
+meant. Calls inside macro bodies are found too (hipify_py/callargs.py); there the type is unknown.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hipify_py import callargs
+from hipify_py.callargs import Call, CallFinder
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.declared import expression_type, normal
+from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.rules import RuleResult
+from hipify_py.tables import CandidateFinder
+
+PREFIX = "device-call-casts-"
+
+
+@dataclass(frozen=True)
+class Cast:
+    arguments: int
+    arg: int
+    cast: bytes
+    uniform: bool
+    types: frozenset[bytes]
+
+
+@dataclass(frozen=True)
+class CastTable:
+    casts: Mapping[bytes, tuple[Cast, ...]]  # CUDA name -> its casts
+    finder: CandidateFinder
+
+
+@functools.lru_cache(maxsize=8)
+def load_casts(hip_version: str | None = None, directory: Path | None = None) -> CastTable:
+    _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
+    casts: dict[bytes, list[Cast]] = {}
+    if path is not None:
+        import yaml  # why here: runs served by the translation cache never need it
+
+        data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        for row in data.get("casts") or ():
+            casts.setdefault(row["cuda"].encode(), []).append(
+                Cast(
+                    int(row["arguments"]),
+                    int(row["arg"]),
+                    row["cast"].encode(),
+                    bool(row.get("uniform")),
+                    frozenset(t.encode() for t in row["types"]),
+                )
+            )
+    return CastTable({k: tuple(v) for k, v in casts.items()}, CandidateFinder(frozenset(casts)))
+
+
+def cast_device_arguments(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    table = load_casts(ctx.options.hip_version)
+    finder: CallFinder | None = None
+    for m in table.finder.finditer(ctx.source, ctx.identifiers):
+        start, end = m.span()
+        if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
+            continue
+        finder = finder or CallFinder(ctx.source, ctx.root)
+        call = finder.at((start, end))
+        if call is None:
+            continue
+        for cast in table.casts[m.group()]:
+            if cast.arguments == len(call.args) and _needs_cast(ctx, call, cast):
+                result.edits.extend(callargs.wrap(call, cast.arg, b"static_cast<" + cast.cast + b">("))
+                result.counts["device_casts"] += 1
+    return result
+
+
+_STATIC_CAST = re.compile(rb"static_cast\s*<(?P<type>[^<>]+)>\s*\((?P<rest>.*)\)", re.S)
+_C_CAST = re.compile(rb"\(\s*(?P<type>[\w\s]+?)\s*\)\s*[\w.]+")
+
+
+def cast_type(text: bytes) -> bytes | None:
+    """The type an argument is cast to as a whole (`static_cast<T>(x)`, `(T)x`), read lexically."""
+    m = _STATIC_CAST.fullmatch(text)
+    if m is not None and _balanced(m.group("rest")):
+        return normal(m.group("type"))
+    m = _C_CAST.fullmatch(text)
+    return normal(m.group("type")) if m is not None else None
+
+
+def _balanced(text: bytes) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c == 0x28) - (c == 0x29)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _needs_cast(ctx: Context, call: Call, cast: Cast) -> bool:
+    a, b = call.args[cast.arg]
+    if cast_type(ctx.source[a:b]) == cast.cast:
+        return False  # already cast (a second run, or the user's own cast): also in macro bodies
+    node = ctx.root.descendant_for_byte_range(a, b)
+    while (
+        node is not None
+        and node.parent is not None
+        and (node.start_byte, node.end_byte)
+        == (
+            node.parent.start_byte,
+            node.parent.end_byte,
+        )
+    ):
+        node = node.parent  # the outermost node of exactly this span (the expression, not a token)
+    known = None
+    if node is not None and (node.start_byte, node.end_byte) == (a, b) and node.type != "preproc_arg":
+        known = expression_type(ctx.source, node)
+    if known is None:
+        return cast.uniform
+    return normal(known) in cast.types

@@ -1,0 +1,109 @@
+"""Device-call casts (rules/device_casts.py), their probe table, and the declared-type helper."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hipify_py.declared import expression_type
+from hipify_py.options import Options
+from hipify_py.parser import parse
+from hipify_py.rules.device_casts import load_casts
+from hipify_py.translate import translate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _script(name: str) -> ModuleType:
+    sys.path.insert(0, str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(
+    shutil.which("hipcc") is None or _script("probe_calls")._default_cuda_include() is None,
+    reason="needs hipcc and CUDA headers (cuda_runtime_api.h) to re-probe",
+)
+def test_committed_device_casts_match_the_installed_headers() -> None:
+    probe = _script("probe_device_calls")
+    version = probe.hip_version(shutil.which("hipcc"))
+    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
+    if not out.is_file():
+        pytest.skip(f"no committed device-call facts for the installed HIP {version}")
+    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_device_calls.py"
+
+
+def test_table_has_the_known_ambiguity() -> None:
+    casts = load_casts("5.2").casts[b"__ffsll"]
+    assert any(c.cast == b"long long" and b"unsigned long" in c.types and c.uniform for c in casts)
+
+
+def _out(code: str, version: str = "5.2") -> str:
+    return translate(code.encode(), Options(hip_version=version)).text.decode()
+
+
+@pytest.mark.parametrize(
+    ("code", "cast"),
+    [
+        ("__device__ int f(unsigned long x) { return __ffsll(x); }", True),
+        ("__device__ int f(unsigned long long x) { return __ffsll(x); }", False),
+        ("__device__ int f(long long x) { return __ffsll(x); }", False),
+        ("__device__ int f() { return __ffsll(1ul); }", True),
+        ("__device__ int f() { return __ffsll(1ll); }", False),
+        ("__device__ int f(unsigned x, int y) { return __ffsll(x ^ y); }", True),  # type not stated
+        ("__device__ int f(int x) { return __ffs(x); }", False),
+        ("__device__ int f(long x) { return __ffs(x); }", True),
+        ("struct S { __device__ int __ffsll(long); }; __device__ int f(S s) { return s.__ffsll(1); }", False),
+        ("__device__ int f(unsigned long a, unsigned long b) { return __ffsll(a, b); }", False),  # not CUDA's
+    ],
+)
+def test_cast_only_where_needed(code: str, cast: bool) -> None:
+    assert ("static_cast<" in _out(code)) == cast
+
+
+def test_no_table_for_the_target_keeps_the_oldest_facts() -> None:
+    # a target older than every probe file uses the oldest one (the facts most likely to hold)
+    assert "static_cast<long long>(x)" in _out("__device__ int f(unsigned long x) { return __ffsll(x); }", "4.0")
+
+
+@pytest.mark.parametrize(
+    ("decls", "expr", "expected"),
+    [
+        ("", "1", b"int"),
+        ("", "1u", b"unsigned int"),
+        ("", "0x10ULL", b"unsigned long long"),
+        ("", "2.0f", b"float"),
+        ("", "2.0", b"double"),
+        ("", "(long long)v", b"long long"),
+        ("", "static_cast<unsigned>(v)", b"unsigned int"),
+        ("uint64_t v;", "v", b"unsigned long"),
+        ("typedef unsigned long long u64; u64 v;", "v", b"unsigned long long"),
+        ("using w = unsigned short int; w v;", "v", b"unsigned short"),
+        ("const long int v = 1;", "v", b"long"),
+        ("int *v;", "v", None),
+        ("int v[3];", "v", None),
+        ("auto v = 1;", "v", None),
+        ("", "v", None),
+        ("int v;", "v + 1", None),
+    ],
+)
+def test_expression_type(decls: str, expr: str, expected: bytes | None) -> None:
+    source = f"void g() {{ {decls} (void)({expr}); }}".encode()
+    tree = parse(source)
+    start = source.index(b"(void)(") + len(b"(void)(")
+    node = tree.root_node.descendant_for_byte_range(start, start + len(expr))
+    while node.parent is not None and (node.parent.start_byte, node.parent.end_byte) == (
+        node.start_byte,
+        node.end_byte,
+    ):
+        node = node.parent
+    assert expression_type(source, node) == expected
