@@ -10,8 +10,12 @@ resolved. Anything else is unknown (None): the caller then does what is safe wit
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from hipify_py.parser import Node, ancestors
+
+EMPTY: Mapping[bytes, bytes] = MappingProxyType({})
 
 # LP64 (Linux x86_64 host and amdgcn device alike): the fixed-width typedefs' underlying types
 STANDARD_TYPEDEFS = {
@@ -56,8 +60,9 @@ def normal(text: bytes) -> bytes:
     return words.strip()
 
 
-def expression_type(source: bytes, node: Node) -> bytes | None:
-    """The type of an expression the file states: a literal, a cast, or a declared name."""
+def expression_type(source: bytes, node: Node, returns: Mapping[bytes, bytes] = EMPTY) -> bytes | None:
+    """The type of an expression the file states: a literal, a cast, a declared name, or a call of a
+    function in `returns` (name -> the one type it returns)."""
     while node.type == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
     text = source[node.start_byte : node.end_byte]
@@ -69,8 +74,10 @@ def expression_type(source: bytes, node: Node) -> bytes | None:
         return b"bool"
     if node.type == "cast_expression":
         return resolve(source, node, _type_text(source, node.child_by_field_name("type")))
-    if node.type == "call_expression":  # static_cast<T>(x)
+    if node.type == "call_expression":  # static_cast<T>(x), f(...)
         function = node.child_by_field_name("function")
+        if function is not None and function.type == "identifier":
+            return returns.get(source[function.start_byte : function.end_byte])
         if function is not None and function.type == "template_function":
             name = function.child_by_field_name("name")
             args = function.child_by_field_name("arguments")

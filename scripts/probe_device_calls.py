@@ -106,10 +106,11 @@ def _clang_cmd(clang: str, include: Path, src: Path, *extra: str) -> list[str]:
     return [*cmd, f"-I{include}", *extra, str(src)]
 
 
-def cuda_declarations(clang: str, include: Path, wanted: set[str]) -> list[Decl]:
+def cuda_declarations(clang: str, include: Path, wanted: set[str]) -> tuple[list[Decl], dict[str, set[str]]]:
     """Non-template declarations of the wanted names at global scope or in a linkage block (also those
     clang marks invalid in C++ mode: CUDA's `float sqrt(float)` clashes with the host's <cmath> there)."""
     found: dict[tuple[str, tuple[str, ...]], int] = {}  # (name, params) -> fewest required arguments
+    returns: dict[str, set[str]] = {}  # name -> return types
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "d.cpp"
         src.write_text("".join(f"#include <{h}>\n" for h in CUDA_HEADERS))
@@ -137,9 +138,11 @@ def cuda_declarations(clang: str, include: Path, wanted: set[str]) -> list[Decl]
                 if m is None or m.group(1) not in wanted or " implicit " in line:
                     continue
                 current, defaults = (m.group(1), signature(m.group(2)), indent), 0
+                returns.setdefault(m.group(1), set()).add(plain(m.group(2).split("(", 1)[0]))
             if current is not None:
                 found[current[:2]] = min(found.get(current[:2], 99), len(current[1]) - defaults)
-    return [Decl(name, params, found[(name, params)]) for name, params in sorted(found)]
+    decls = [Decl(name, params, found[(name, params)]) for name, params in sorted(found)]
+    return decls, returns
 
 
 # -- probes ----------------------------------------------------------------------------------------
@@ -283,7 +286,23 @@ def derive(
     return rows, [notes[k] for k in sorted(notes)]
 
 
-def render(version: str, cuda: str, rows: list[dict[str, Any]], notes: list[dict[str, Any]]) -> str:
+def result_types(returns: Mapping[str, set[str]]) -> dict[str, str]:
+    """Functions whose every CUDA declaration returns one arithmetic type: a call's type is known
+    (`__ffs(__activemask())` takes an unsigned int: no cast)."""
+    return {
+        name: next(iter(types))
+        for name, types in sorted(returns.items())
+        if len(types) == 1 and arithmetic(next(iter(types)))
+    }
+
+
+def render(
+    version: str,
+    cuda: str,
+    rows: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+    returns: Mapping[str, str],
+) -> str:
     def line(row: Mapping[str, Any]) -> str:
         text = yaml.safe_dump(dict(row), default_flow_style=True, sort_keys=False, width=1 << 16)
         return "- " + text.strip()
@@ -299,6 +318,9 @@ def render(version: str, cuda: str, rows: list[dict[str, Any]], notes: list[dict
         f"cuda_version: '{cuda}'",
         "casts:",
         *(line(r) for r in rows),
+        "# the one type each of these CUDA device functions returns (a call argument's type)",
+        "returns:",
+        *(f"  {name}: {type_}" for name, type_ in returns.items()),
         "# calls CUDA accepts that the cast does not make HIP accept (documentation, not used by the rule;",
         "# where the call with CUDA's parameter types fails too, HIP lacks that overload)",
         "unresolved:",
@@ -320,13 +342,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     mappings = load_mappings()
     names = {e.cuda: e.hip for e in mappings.by_cuda.values() if e.hip}
-    wanted = {
-        e.cuda for e in mappings.by_cuda.values() if e.family == "device" and e.hip and e.kind == "function"
-    }
-    decls = cuda_declarations(args.clang, args.cuda_include, wanted)
+    # every CUDA device function's result type (also the warp-sync ones version-adaptations.yaml
+    # rewrites: `__ffs(__activemask())`); probes for those HIP has
+    device = {e.cuda for e in mappings.by_cuda.values() if e.family == "device" and e.kind == "function"}
+    adaptations = yaml.safe_load((REPO / "mappings" / "version-adaptations.yaml").read_text())
+    device |= {row["cuda"] for row in adaptations.get("adaptations") or ()}
+    decls, returns = cuda_declarations(args.clang, args.cuda_include, device)
+    decls = [d for d in decls if d.name in names]
     version = hip_version(args.hipcc)
     rows, notes = derive(decls, names, args.clang, args.cuda_include, args.hipcc)
-    text = render(version, cuda_version(args.cuda_include), rows, notes)
+    text = render(version, cuda_version(args.cuda_include), rows, notes, result_types(returns))
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
     if args.check:
         if not out.is_file() or out.read_text() != text:

@@ -64,6 +64,9 @@ def _out(code: str, version: str = "5.2") -> str:
         ("__device__ int f(long x) { return __ffs(x); }", True),
         ("struct S { __device__ int __ffsll(long); }; __device__ int f(S s) { return s.__ffsll(1); }", False),
         ("__device__ int f(unsigned long a, unsigned long b) { return __ffsll(a, b); }", False),  # not CUDA's
+        ("__device__ int f(unsigned x) { return __ffsll(__popc(x)); }", True),  # __popc returns int
+        ("__device__ int f(double d) { return __ffsll(__double_as_longlong(d)); }", False),  # long long
+        ("__device__ int f() { return __ffs(__activemask()); }", False),  # the warp-sync rule's
     ],
 )
 def test_cast_only_where_needed(code: str, cast: bool) -> None:
@@ -72,7 +75,8 @@ def test_cast_only_where_needed(code: str, cast: bool) -> None:
 
 def test_no_table_for_the_target_keeps_the_oldest_facts() -> None:
     # a target older than every probe file uses the oldest one (the facts most likely to hold)
-    assert "static_cast<long long>(x)" in _out("__device__ int f(unsigned long x) { return __ffsll(x); }", "4.0")
+    code = "__device__ int f(unsigned long x) { return __ffsll(x); }"
+    assert "static_cast<long long>(x)" in _out(code, "4.0")
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hipify_py import callargs
+from hipify_py.adaptations import load_table as load_adaptations
 from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.declared import expression_type, normal
@@ -29,6 +30,7 @@ from hipify_py.rules import RuleResult
 from hipify_py.tables import CandidateFinder
 
 PREFIX = "device-call-casts-"
+WARP_MASK = b"<warp mask>"  # the type of a lane-mask call the warp-sync rule adapts
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Cast:
 @dataclass(frozen=True)
 class CastTable:
     casts: Mapping[bytes, tuple[Cast, ...]]  # CUDA name -> its casts
+    returns: Mapping[bytes, bytes]  # CUDA device function -> the one type it returns
     finder: CandidateFinder
 
 
@@ -50,6 +53,10 @@ class CastTable:
 def load_casts(hip_version: str | None = None, directory: Path | None = None) -> CastTable:
     _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
     casts: dict[bytes, list[Cast]] = {}
+    returns: dict[bytes, bytes] = {}
+    # 64-bit lane masks on AMD (`__ballot_sync` -> `__ballot`): the warp-sync rule picks the count
+    # function for them (__ffs -> __ffsll) and HIP's __ffsll takes them exactly: their type is HIP's
+    wide = {name.encode() for row in load_adaptations() if row.widen for name in (row.cuda, row.hip) if name}
     if path is not None:
         import yaml  # why here: runs served by the translation cache never need it
 
@@ -64,7 +71,10 @@ def load_casts(hip_version: str | None = None, directory: Path | None = None) ->
                     frozenset(t.encode() for t in row["types"]),
                 )
             )
-    return CastTable({k: tuple(v) for k, v in casts.items()}, CandidateFinder(frozenset(casts)))
+        returns = {k.encode(): v.encode() for k, v in (data.get("returns") or {}).items()}
+    for name in wide:
+        returns[name] = WARP_MASK
+    return CastTable({k: tuple(v) for k, v in casts.items()}, returns, CandidateFinder(frozenset(casts)))
 
 
 def cast_device_arguments(ctx: Context) -> RuleResult:
@@ -80,7 +90,7 @@ def cast_device_arguments(ctx: Context) -> RuleResult:
         if call is None:
             continue
         for cast in table.casts[m.group()]:
-            if cast.arguments == len(call.args) and _needs_cast(ctx, call, cast):
+            if cast.arguments == len(call.args) and _needs_cast(ctx, call, cast, table.returns):
                 result.edits.extend(callargs.wrap(call, cast.arg, b"static_cast<" + cast.cast + b">("))
                 result.counts["device_casts"] += 1
     return result
@@ -108,7 +118,7 @@ def _balanced(text: bytes) -> bool:
     return depth == 0
 
 
-def _needs_cast(ctx: Context, call: Call, cast: Cast) -> bool:
+def _needs_cast(ctx: Context, call: Call, cast: Cast, returns: Mapping[bytes, bytes]) -> bool:
     a, b = call.args[cast.arg]
     if cast_type(ctx.source[a:b]) == cast.cast:
         return False  # already cast (a second run, or the user's own cast): also in macro bodies
@@ -125,7 +135,9 @@ def _needs_cast(ctx: Context, call: Call, cast: Cast) -> bool:
         node = node.parent  # the outermost node of exactly this span (the expression, not a token)
     known = None
     if node is not None and (node.start_byte, node.end_byte) == (a, b) and node.type != "preproc_arg":
-        known = expression_type(ctx.source, node)
+        known = expression_type(ctx.source, node, returns)
+    if known == WARP_MASK:
+        return False  # `__ffs(__ballot_sync(...))`: the warp-sync rule writes the count (__ffsll) for it
     if known is None:
         return cast.uniform
     return normal(known) in cast.types
