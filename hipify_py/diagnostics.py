@@ -294,6 +294,19 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "when no HIP is installed or in code hipcc never compiles.",
         ),
         Rule(
+            "HIP130",
+            "braced-assignment",
+            Severity.ERROR,
+            "Braced-list assignment HIP's type does not accept",
+            "Write every member (`v = float4{1, 0, 0, 0}` for CUDA's `v = {1}`) or assign the members.",
+            "CUDA's vector and half types are aggregates (or take the list through one constructor), so "
+            "`v = {1}` sets v.x and zero-fills the rest. HIP's types are classes with several "
+            "constructors and operator= overloads: the assignment does not compile, and `float4{1}` "
+            "would broadcast 1 to every member. Where `T{...}` means what CUDA meant "
+            "(scripts/probe_brace_assign.py runs both on the host) the tool writes it; this finding is "
+            "the forms where it does not.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,

@@ -21,6 +21,7 @@ from hipify_py.option_macros import file_defines, is_option, option_macros
 from hipify_py.options import Options
 from hipify_py.parser import Node
 from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.brace_assign import fix_brace_assignments
 from hipify_py.rules.calls import adapt_calls
 from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
@@ -59,6 +60,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         convert_launches,
         adapt_calls,
         cast_device_arguments,
+        fix_brace_assignments,
         adapt_warp_sync,
         drop_register,
         guard_device_redefinitions,

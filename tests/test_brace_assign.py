@@ -1,0 +1,82 @@
+"""`x = {...}` on CUDA value types HIP's classes reject (rules/brace_assign.py) and its probe table."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hipify_py.options import Options
+from hipify_py.rules.brace_assign import load_facts
+from hipify_py.translate import translate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _script(name: str) -> ModuleType:
+    sys.path.insert(0, str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(
+    shutil.which("hipcc") is None
+    or shutil.which("nvcc") is None
+    or _script("probe_calls")._default_cuda_include() is None,
+    reason="needs hipcc, nvcc and CUDA headers to re-probe",
+)
+def test_committed_brace_facts_match_the_installed_compilers() -> None:
+    probe = _script("probe_brace_assign")
+    version = probe.hip_version(shutil.which("hipcc"))
+    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
+    if not out.is_file():
+        pytest.skip(f"no committed facts for the installed HIP {version}")
+    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_brace_assign.py"
+
+
+def test_table_knows_the_half2_ambiguity() -> None:
+    facts = load_facts("5.2")
+    assert 0 in facts[b"__half2"].rewrite and 0 in facts[b"half2"].rewrite
+    assert 1 in facts[b"float4"].unresolved and 0 not in facts[b"float4"].rewrite
+
+
+def _out(code: str) -> tuple[str, list[str]]:
+    result = translate(code.encode(), Options(hip_version="5.2"))
+    return result.text.decode(), [d.rule for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("__device__ void f() { __half2 x; x = {}; }", "x = __half2{};"),
+        ("__device__ void f(half2 &x) { x = {}; }", "x = half2{};"),
+        ("typedef __half2 h2; __device__ void f() { h2 x; x = {}; }", "x = __half2{};"),
+        ("__device__ void f() { __half h; h = {1.0f}; }", "h = __half{1.0f};"),
+        ("__device__ void f() { __nv_bfloat16 b; b = {1.0f}; }", "b = hip_bfloat16{1.0f};"),
+        ("struct S { __half2 m; }; __device__ void f(S s) { s.m = {}; }", "s.m = __half2{};"),
+        ("struct S { __half2 m; __device__ void r() { this->m = {}; } };", "this->m = __half2{};"),
+        ("__device__ void f() { __half2 x; x = __half2{}; }", "x = __half2{};"),  # second run
+        ("__device__ void f() { float4 x; x = {}; }", "x = {};"),  # HIP takes it
+        ("__device__ void f(int x) { x = {}; }", "x = {};"),
+        ("__device__ void f(__half2 *p) { p[0] = {}; }", "p[0] = {};"),  # element type: not looked up
+        ("#define Z(v) v = {}\n__device__ void f() { __half2 x; Z(x); }", "v = {}"),  # macro: no type
+        ("__device__ void f() { /* __half2 x; x = {}; */ }", "x = {}; */"),
+    ],
+)
+def test_rewrite_only_where_the_type_is_stated(code: str, expected: str) -> None:
+    text, rules = _out(code)
+    assert expected in text
+    assert "HIP130" not in rules
+
+
+def test_unresolved_form_is_reported_not_rewritten() -> None:
+    text, rules = _out("__device__ void f() { float4 v; v = {1.0f}; }")
+    assert "v = {1.0f};" in text and rules.count("HIP130") == 1
