@@ -307,6 +307,21 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "the forms where it does not.",
         ),
         Rule(
+            "HIP131",
+            "runtime-header-before-macro",
+            Severity.INFO,
+            "HIP runtime header included before a macro that would rewrite it",
+            "Nothing to do; to keep the file as it was, include hip/hip_runtime.h before the #define "
+            "yourself or rename the macro.",
+            "nvcc includes cuda_runtime.h before the first line of every .cu file, so a user's "
+            "`#define T int` or `#define min(a, b) ...` never reaches CUDA's headers. hipcc includes no "
+            "runtime header by itself: if hip/hip_runtime.h comes later in the translation unit, HIP's "
+            "`template <typename T>` or `min(...)` is rewritten by the macro and the build fails inside "
+            "HIP's headers. The names come from the preprocessed runtime header "
+            "(scripts/probe_hip_identifiers.py); the include is guarded by __HIPCC__/__HIP_PLATFORM_AMD__ "
+            "so host-only compiles of the file are unchanged.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,

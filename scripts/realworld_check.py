@@ -125,6 +125,12 @@ _SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
 # the storage class clang rejects in C++17 (rules/cxx.py drops it with the blanks after it)
 _REGISTER = re.compile(rb"(?<![\w$])register[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm__)\b)")
 _GUARD_LINE = re.compile(rb"^#if !defined\(__HIP_PLATFORM_AMD__\)[ \t]*\r?\n", re.MULTILINE)
+# the runtime header put before a user macro that would rewrite it (rules/macro_order.py)
+_RUNTIME_FIRST = re.compile(
+    rb"^#if defined\(__HIPCC__\) \|\| defined\(__HIP_PLATFORM_AMD__\)\r?\n#include <hip/hip_runtime\.h>\r?\n"
+    rb"#endif\r?\n",
+    re.MULTILINE,
+)
 _PP_OPEN = re.compile(rb"^[ \t]*#[ \t]*if(?:n?def)?\b")
 _PP_CLOSE = re.compile(rb"^[ \t]*#[ \t]*endif\b")
 
@@ -174,6 +180,16 @@ class Canon:
         for cuda, by_count in table.overloads.items():
             tokens.update(by_count.values())
             tokens.update(names.get(cuda, ()))
+        # device-call casts (rules/device_casts.py): `static_cast<long long>(...)` around an argument
+        from hipify_py.rules.device_casts import load_casts
+
+        casts = load_casts()
+        adapted |= frozenset(casts.casts)
+        tokens.add(b"static_cast")
+        for rows in casts.casts.values():
+            for row in rows:
+                tokens.update(_HUNK_TOKEN.findall(row.cast))
+        tokens.discard(b" ")
         return cls(names, frozenset(headers), adapted, frozenset(tokens))
 
 
@@ -207,6 +223,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     # the BOM stays first even when a line is inserted above the first line: compare without it
     before, after = before.removeprefix(UTF8_BOM), after.removeprefix(UTF8_BOM)
     before, after = _without_guards(before), _without_guards(after)
+    before, after = _RUNTIME_FIRST.sub(b"", before), _RUNTIME_FIRST.sub(b"", after)
     before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -267,8 +284,20 @@ _ADAPTED = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(_adapte
 _OPT_IN = re.compile(rb"#ifndef (\w+)\r?\n#define \1\r?\n#endif\r?\n")
 
 
+def _brace_types() -> re.Pattern[bytes]:
+    from hipify_py.rules.brace_assign import load_facts
+
+    names = sorted({fact.hip for fact in load_facts().values()}, key=lambda n: (-len(n), n))
+    return re.compile(rb"=(\s*)(?:" + b"|".join(re.escape(n) for n in names) + rb")(?=\{)")
+
+
+# `x = {}` -> `x = __half2{}` (rules/brace_assign.py): the type name written before the braces
+_BRACE_TYPE = _brace_types()
+
+
 def _same_modulo_edits(old: bytes, new: bytes, canon: Canon, launch: bool, symbol: bool) -> bool:
     new = _OPT_IN.sub(b"", new)
+    new = _BRACE_TYPE.sub(rb"=\1", new)
     if _ADAPTED.search(old):
         return True
     # `symbol`: a statement with a call whose arguments are adapted (HIP_SYMBOL, casts, defaults...)

@@ -1,0 +1,120 @@
+"""The HIP runtime header before a user macro that would rewrite HIP's own code.
+
+nvcc includes cuda_runtime.h before the first line of every .cu file, so CUDA code may
+`#define T int` or `#define min(a, b) ...` anywhere. hipcc includes no runtime header by itself: when
+hip/hip_runtime.h comes later in the translation unit (through a header this tool gave it, or a
+renamed include), HIP's `template <typename T>` or `min(...)` is macro-expanded and the build fails
+inside HIP's headers. mappings/hip-identifiers-<HIP version>.yaml (scripts/probe_hip_identifiers.py:
+the identifiers of the preprocessed runtime header) says which names do that.
+
+A file that defines such a macro before any runtime include gets
+`#include <hip/hip_runtime.h>` above the first such #define (at the top of its include block when
+that is earlier), under `#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)` so a host-only
+compile (g++ on a shared header) is unchanged; reported as HIP131 (info). The header's include guard
+makes later includes of it no-ops, which restores CUDA's order.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.rules import RuleResult
+from hipify_py.source import newline_of
+
+PREFIX = "hip-identifiers-"
+RUNTIME = b"hip/hip_runtime.h"
+GUARD = b"#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)"
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
+_RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime\.h[>"]', re.MULTILINE)
+_INCLUDE_PATH = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def hip_identifiers(
+    hip_version: str | None = None, directory: Path | None = None
+) -> tuple[frozenset[bytes], frozenset[bytes]]:
+    """(identifiers HIP's runtime header uses, those it calls) for the target or nearest version."""
+    _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
+    if path is None:
+        return frozenset(), frozenset()
+    import yaml  # why here: runs served by the translation cache never need it
+
+    data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    return (
+        frozenset(w.encode() for w in str(data.get("identifiers") or "").split()),
+        frozenset(w.encode() for w in str(data.get("called") or "").split()),
+    )
+
+
+def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
+    """`edits`: every other edit of the file (renamed and inserted includes count)."""
+    result = RuleResult()
+    if b"define" not in ctx.source:
+        return result
+    names, called = hip_identifiers(ctx.options.hip_version)
+    clobbering = [m for m in _DEFINE.finditer(ctx.source) if _clobbers(ctx, m, names, called)]
+    if not clobbering:
+        return result
+    first = clobbering[0]
+    line = ctx.lines.line_start(first.start(1))
+    if _runtime_before(ctx, list(edits), line):
+        return result
+    from hipify_py.translate import include_position  # why lazy: translate imports the rules
+
+    at = min(include_position(ctx), line)
+    nl = newline_of(ctx.source)
+    result.edits.append(Edit(at, at, GUARD + nl + b"#include <" + RUNTIME + b">" + nl + b"#endif" + nl))
+    shown = ", ".join(f"`{m.group(1).decode()}`" for m in clobbering[:3])
+    more = f" (and {len(clobbering) - 3} more)" if len(clobbering) > 3 else ""
+    result.diagnostics.append(
+        ctx.diag(
+            "HIP131",
+            first.start(1),
+            first.end(1),
+            f"#define {shown}{more} would rewrite HIP's own headers if {RUNTIME.decode()} came later in "
+            "the translation unit: it is included first here, as nvcc does with cuda_runtime.h",
+        )
+    )
+    result.counts["runtime_before_macros"] += 1
+    return result
+
+
+def _clobbers(ctx: Context, m: re.Match[bytes], names: frozenset[bytes], called: frozenset[bytes]) -> bool:
+    name = m.group(1)
+    if name not in (called if m.group(2) else names):
+        return False
+    if ctx.is_protected(m.start(1)) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
+        return False
+    if any(a <= m.start() < b for a, b in ctx.branches.dead):
+        return False  # a branch hipcc never compiles (`#if 0`, `#ifndef __HIPCC__`)
+    return not _is_include_guard(ctx.source, m.start(), name)
+
+
+def _is_include_guard(source: bytes, define: int, name: bytes) -> bool:
+    """`#ifndef NAME` (or `#if !defined(NAME)`) on the line before: a header guard, not a clobber."""
+    before = source[:define].rstrip()
+    previous = before[before.rfind(b"\n") + 1 :]
+    return (
+        re.fullmatch(
+            rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)" + re.escape(name) + rb"\s*\)?\s*",
+            previous,
+        )
+        is not None
+    )
+
+
+def _runtime_before(ctx: Context, edits: list[Edit], line: int) -> bool:
+    """The file includes hip/hip_runtime.h before `line` (as written, renamed, or inserted)."""
+    m = _RUNTIME_INCLUDE.search(ctx.source, 0, line)
+    if m is not None:
+        return True
+    renamed = {e.start for e in edits if e.start != e.end and e.text == RUNTIME}
+    if any(m.start(1) in renamed for m in _INCLUDE_PATH.finditer(ctx.source, 0, line)):
+        return True
+    return any(e.start == e.end and e.start <= line and b"<" + RUNTIME + b">" in e.text for e in edits)
