@@ -56,11 +56,12 @@ int main() {
   return 0;
 }
 """
-# nvcc declares warpSize as a variable, so this macro is harmless there; in HIP it breaks the runtime header
-WSIZE = """// tuned for 32-lane warps
-#define warpSize 32
-#include <cuda_runtime.h>
-__global__ void lanes(int* out) { out[threadIdx.x] = threadIdx.x % warpSize; }
+# CUDA's cuda_fp16.h does not use the name T, HIP's hip_fp16.h does (a template parameter): the macro is
+# harmless with nvcc and breaks HIP's header (before the runtime header the translator moves that above it)
+WSIZE = """#include <cuda_runtime.h>
+#define T float
+#include <cuda_fp16.h>
+__global__ void lanes(T* out) { out[threadIdx.x] = T(threadIdx.x % warpSize); }
 int main() { return 0; }
 """
 CONFIG = "#pragma once\n#define CONFIG_SEEN 1\n"
@@ -148,9 +149,9 @@ def test_convert_verify_maps_errors_to_cuda_lines_and_caches(tmp_path: Path) -> 
     (header,) = found[("util.cuh", 5, 42, "HIP501")]
     assert header["predicted_by"] == ["HIP101"] and "cudaDeviceFlushGPUDirectRDMAWrites" in header["message"]
     # inside HIP's runtime header, attributed to the user's macro that broke it
-    macro = found[("wsize.cu", 2, 18, "HIP502")]
+    macro = found[("wsize.cu", 2, 11, "HIP502")]
     assert all("/include/hip/" in d["message"] for d in macro)
-    assert macro[0]["source_line"] == "#define warpSize 32"
+    assert macro[0]["source_line"] == "#define T float"
     assert not any(
         name in ("good.cu", "dbonly.cu") for name, *_ in found
     )  # dbonly needs the database's flags
