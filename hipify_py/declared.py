@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node, ancestors
 
 EMPTY: Mapping[bytes, bytes] = MappingProxyType({})
@@ -33,9 +34,9 @@ STANDARD_TYPEDEFS = {
     b"ssize_t": b"long",
     b"ptrdiff_t": b"long",
 }
-_QUALIFIERS = re.compile(rb"\b(?:const|volatile|__restrict__|__restrict|restrict|struct|class|enum)\b")
-_INT_LITERAL = re.compile(rb"(?i)(?:0x[0-9a-f']+|0b[01']+|\d[\d']*)(?P<suffix>[ul]*)")
-_FLOAT_LITERAL = re.compile(
+_QUALIFIERS = lazy(rb"\b(?:const|volatile|__restrict__|__restrict|restrict|struct|class|enum)\b")
+_INT_LITERAL = lazy(rb"(?i)(?:0x[0-9a-f']+|0b[01']+|\d[\d']*)(?P<suffix>[ul]*)")
+_FLOAT_LITERAL = lazy(
     rb"(?i)(?:\d[\d']*\.?[\d']*(?:e[+-]?\d+)?|\.\d[\d']*(?:e[+-]?\d+)?|0x[\w.]+p[+-]?\d+)(?P<suffix>[fl]?)"
 )
 _INT_SUFFIX = {

@@ -15,7 +15,6 @@ whose target type cannot be found is left alone, never guessed.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +22,13 @@ from pathlib import Path
 from hipify_py.context import Context
 from hipify_py.declared import declared_type, member_type
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import mappings_dir, versioned_file
 from hipify_py.parser import Node, ancestors
 from hipify_py.rules import RuleResult
 
 PREFIX = "brace-assign-"
-_ASSIGN = re.compile(rb"(?<![=!<>+\-*/%&|^])=\s*\{")
+_ASSIGN = lazy(rb"(?<![=!<>+\-*/%&|^])=\s*\{")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from hipify_py.adaptations import load_table as load_adaptations
 from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.declared import expression_type, normal
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import mappings_dir, versioned_file
 from hipify_py.rules import RuleResult
 from hipify_py.tables import CandidateFinder
@@ -96,8 +97,8 @@ def cast_device_arguments(ctx: Context) -> RuleResult:
     return result
 
 
-_STATIC_CAST = re.compile(rb"static_cast\s*<(?P<type>[^<>]+)>\s*\((?P<rest>.*)\)", re.S)
-_C_CAST = re.compile(rb"\(\s*(?P<type>[\w\s]+?)\s*\)\s*[\w.]+")
+_STATIC_CAST = lazy(rb"static_cast\s*<(?P<type>[^<>]+)>\s*\((?P<rest>.*)\)", re.S)
+_C_CAST = lazy(rb"\(\s*(?P<type>[\w\s]+?)\s*\)\s*[\w.]+")
 
 
 def cast_type(text: bytes) -> bytes | None:

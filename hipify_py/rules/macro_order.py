@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import mappings_dir, versioned_file
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
@@ -30,9 +31,9 @@ from hipify_py.source import newline_of
 PREFIX = "hip-identifiers-"
 RUNTIME = b"hip/hip_runtime.h"
 GUARD = b"#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)"
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
-_RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime\.h[>"]', re.MULTILINE)
-_INCLUDE_PATH = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
+_RUNTIME_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime\.h[>"]', re.MULTILINE)
+_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=8)
