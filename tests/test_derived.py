@@ -123,3 +123,22 @@ def test_old_builds_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch)
     names = sorted(p.name.rpartition("-")[0] for p in (cache_dir / "derived").iterdir())
     assert names == ["other-table"] * derived.KEEP + ["table"] * derived.KEEP
     assert derived.load("table", lambda *a: pytest.fail("the newest was pruned"), "5.2") == derived.KEEP + 2
+
+
+def test_operator_uses_scanned_once_per_content(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hipify_py import runner
+    from hipify_py.rules import vector_ops
+
+    source = tmp_path / "k.cu"
+    source.write_bytes(b"__global__ void k(float2* v, float2 w) { v[0] *= w; }\n")
+    outcomes = [runner.FileOutcome(source, runner.Status.UNCHANGED, kind="source")]
+    first = runner._operator_uses(outcomes, cache_dir)
+    assert first == set(vector_ops.operator_uses(source.read_bytes())) and first
+    monkeypatch.setattr(vector_ops, "operator_uses", lambda data: pytest.fail("scanned again"))
+    assert runner._operator_uses(outcomes, cache_dir) == first
+    source.write_bytes(b"void f(int* p) { *p += 1; }\n")  # new content: scanned
+    monkeypatch.setattr(vector_ops, "operator_uses", lambda data: ("use:+= ?",))
+    assert runner._operator_uses(outcomes, cache_dir) == {"use:+= ?"}
+    assert runner._operator_uses(outcomes, None) == {"use:+= ?"}  # no cache directory: scanned
