@@ -322,6 +322,20 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "so host-only compiles of the file are unchanged.",
         ),
         Rule(
+            "HIP134",
+            "equivalent-written",
+            Severity.INFO,
+            "Name the target HIP lacks: an equivalent definition was written into the file",
+            "Nothing to do; the shim switches itself off when the code is built against a HIP release "
+            "that has the name. Delete it once you no longer build for the older release.",
+            "The target HIP version lacks this name (hipsparseGetErrorString before ROCm 6.0, CUDA's SIMD "
+            "video intrinsics such as __vmaxs4 in every release) but a small exact equivalent exists: "
+            "hipify-py inserts it once per file, before the declaration that first uses it, wrapped in "
+            "`#if !defined(HIPIFY_PY_SHIM_<name>) && (<the library still lacks it>)` "
+            "(mappings/shims.yaml lists each shim, the HIP versions that need it and the source of the "
+            "fact). Files that define the name themselves get none.",
+        ),
+        Rule(
             "HIP201",
             "warp-size-literal",
             Severity.WARNING,

@@ -33,6 +33,7 @@ from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.macro_order import runtime_before_macros
 from hipify_py.rules.pp_branches import option_branches
+from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.source import UTF8_BOM, newline_of
@@ -63,6 +64,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         cast_device_arguments,
         fix_brace_assignments,
         adapt_warp_sync,
+        insert_shims,
         drop_register,
         guard_device_redefinitions,
         check_collisions,

@@ -57,6 +57,7 @@ COMPILED_TOPICS = (
     "includes",
     "encoding",
     "warp_sync/hip52",  # adaptations for HIP 5.2, the HIP installed in CI
+    "shims/hip52",  # equivalents written for names HIP 5.2 lacks
     "calls",
     "calls_roc",
     "cxx",

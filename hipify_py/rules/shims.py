@@ -1,0 +1,154 @@
+"""Equivalents for names the target HIP lacks (mappings/shims.yaml): written into the file that uses them.
+
+`cusparseGetErrorString(s)` becomes `hipsparseGetErrorString(s)` (identifiers.py); hipSPARSE before
+ROCm 6.0 has no such function, so for such a target this rule inserts a static inline definition of
+it, once per file, on the line before the declaration that first uses it (after the includes that
+declare its types), and reports HIP134 there instead of the HIP103/HIP101 findings at each use.
+A file that defines the name itself (a user's own shim, or a second run over our output) gets none,
+and no finding at its uses either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.mappings import compare_versions
+from hipify_py.parser import Node
+from hipify_py.rules import RuleResult
+from hipify_py.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
+from hipify_py.source import newline_of
+
+# Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target".
+SETTLED_RULES = frozenset({"HIP101", "HIP103"})
+# Containers the shim goes inside (a use in `#ifdef USE_SPARSE` gets its shim there, after the
+# branch's includes); anything else (function, namespace, extern "C", #define) gets it before.
+_DESCEND = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_DECLARATOR_PARENTS = frozenset({"function_declarator", "preproc_function_def", "preproc_def"})
+
+
+def insert_shims(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    target = ctx.options.hip_version or ctx.tables.mappings.latest_hip_version
+    if not target:
+        return result
+    shims = shims_for(target)
+    triggers = _triggers(ctx, shims)
+    if not triggers:
+        return result
+    pattern = re.compile(
+        rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
+    )
+    uses: dict[str, list[tuple[int, int]]] = {}
+    defined: set[str] = set()
+    dead = ctx.branches.dead
+    for m, where in ctx.code_matches(pattern):
+        name = triggers[m.group(1)]
+        if _declares(ctx, m.start(1), m.end(1)):
+            defined.add(name)
+        elif where in REWRITABLE and not any(a <= m.start() < b for a, b in dead):
+            uses.setdefault(name, []).append(m.span(1))
+    nl = newline_of(ctx.source)
+    blocks: dict[int, list[bytes]] = {}
+    for name in sorted(uses, key=lambda n: uses[n][0]):
+        shim = shims[name]
+        if name in defined or (GUARD_PREFIX + name).encode() in ctx.source:
+            # the file has its own definition (or ours, from an earlier run): the uses compile
+            result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
+            continue
+        first = uses[name][0]
+        at = _position(ctx, first[0])
+        blocks.setdefault(at, []).append(definition(shim, target, _cases(ctx, shim, target), nl))
+        result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
+        result.diagnostics.append(
+            ctx.diag("HIP134", *first, _message(shim, target, ctx.lines.line_col(at)[0]))
+        )
+        result.counts["shims"] += 1
+    result.edits.extend(Edit(at, at, b"".join(texts)) for at, texts in blocks.items())
+    return result
+
+
+def _triggers(ctx: Context, shims: Mapping[str, Shim]) -> dict[bytes, str]:
+    """Tokens of this file that call for a shim: the HIP name, or a CUDA name the tables map to it."""
+    if not shims:
+        return {}
+    wanted = {name.encode(): name for name in shims}
+    found: dict[bytes, str] = {}
+    for token in ctx.identifiers:
+        if token in wanted:
+            found[token] = wanted[token]
+            continue
+        entry = ctx.tables.names.get(token)
+        if entry is not None and entry.hip is not None and entry.hip.encode() in wanted:
+            found[token] = entry.hip
+    return found
+
+
+def _declares(ctx: Context, start: int, end: int) -> bool:
+    """The token is the name in a function declaration/definition or a #define: the file's own."""
+    node = ctx.root.descendant_for_byte_range(start, end)
+    if node is None or node.start_byte != start or node.end_byte != end or node.parent is None:
+        return False
+    parent = node.parent
+    return (
+        parent.type in _DECLARATOR_PARENTS
+        and parent.child_by_field_name("declarator" if parent.type == "function_declarator" else "name")
+        == node
+    )
+
+
+def _position(ctx: Context, offset: int) -> int:
+    """The start of the line of the outermost declaration holding `offset` (inside #if branches)."""
+    node: Node = ctx.root
+    while True:
+        child = next((c for c in node.children if c.start_byte <= offset < c.end_byte), None)
+        if child is None:
+            return ctx.lines.line_start(offset)
+        if child.type in _DESCEND and _body_holds(child, offset):
+            node = child
+            continue
+        return ctx.lines.line_start(_leading_comments(ctx, child).start_byte)
+
+
+def _leading_comments(ctx: Context, node: Node) -> Node:
+    """The first of the comments right above `node` (no blank line between): they describe it."""
+    first = node
+    prev = node.prev_sibling
+    while prev is not None and prev.type == "comment":
+        gap = ctx.source[prev.end_byte : first.start_byte]
+        if gap.count(b"\n") > 1 or gap.strip():
+            break
+        first, prev = prev, prev.prev_sibling
+    return first
+
+
+def _body_holds(branch: Node, offset: int) -> bool:
+    """The offset is in the branch's body, not on its `#if` line (the condition)."""
+    condition = branch.child_by_field_name("condition") or branch.child_by_field_name("name")
+    return condition is None or offset >= condition.end_byte
+
+
+def _cases(ctx: Context, shim: Shim, target: str) -> str:
+    if shim.cases is None:
+        return ""
+    mappings = ctx.tables.mappings
+    absent = mappings.absent_in
+
+    def exists(hip: str) -> bool:
+        entry = next((e for e in pairs if e.hip == hip), None)
+        added = entry.hip_added if entry is not None else ""
+        if added and compare_versions(added, target) > 0:
+            return False
+        checked = absent.get(hip, "")
+        return not (checked and compare_versions(target, checked) <= 0)
+
+    pairs = [e for e in mappings.by_cuda.values() if e.cuda.startswith(shim.cases.cuda)]
+    return case_lines(shim.cases, ((e.cuda, e.hip) for e in pairs), exists)
+
+
+def _message(shim: Shim, target: str, line: int) -> str:
+    return (
+        f"`{shim.name}` is not in HIP {target} ({shim.lacks}): an equivalent was inserted before line {line}"
+    )

@@ -1,0 +1,237 @@
+"""Shims (mappings/shims.yaml, rules/shims.py): the table, the SIMD intrinsics' values, the enumerators.
+
+Fixtures in tests/fixtures/shims/hip52 are compiled with hipcc (tests/test_hipcc_examples.py); those
+in shims/hip70 show that a target that has a name gets no shim for it. Here: every SIMD shim is
+compiled for the host and its results compared with a Python model of CUDA's documented semantics,
+and all of them are compiled as device code with hipcc.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hipify_py.mappings import compare_versions
+from hipify_py.options import Options
+from hipify_py.shims import definition, load_table, shims_for
+from hipify_py.translate import default_tables, translate
+
+HIPCC = shutil.which("hipcc")
+CXX = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+VERSIONS = ("5.2", "5.4", "5.7", "6.0", "6.2", "7.0", "7.2")
+
+
+def _lane(v: int, bits: int, signed: bool) -> int:
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+
+def _clamp(v: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, v))
+
+
+def _avgs(x: int, y: int) -> int:  # signed rounded average: halves round away from zero
+    s = x + y
+    return s >> 1 if s < 0 else (s + 1) >> 1
+
+
+# stem -> (signed lanes, unary, lane function(x, y, lo, hi), how lanes combine); CUDA Math API, SIMD.
+_CMP = {
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "ge": lambda x, y: x >= y,
+    "gt": lambda x, y: x > y,
+    "le": lambda x, y: x <= y,
+    "lt": lambda x, y: x < y,
+}
+MODEL = {
+    "add": (False, False, lambda x, y, lo, hi: x + y, "pack"),
+    "sub": (False, False, lambda x, y, lo, hi: x - y, "pack"),
+    "neg": (True, True, lambda x, y, lo, hi: -x, "pack"),
+    "abs": (True, True, lambda x, y, lo, hi: abs(x), "pack"),
+    "addss": (True, False, lambda x, y, lo, hi: _clamp(x + y, lo, hi), "pack"),
+    "addus": (False, False, lambda x, y, lo, hi: _clamp(x + y, lo, hi), "pack"),
+    "subss": (True, False, lambda x, y, lo, hi: _clamp(x - y, lo, hi), "pack"),
+    "subus": (False, False, lambda x, y, lo, hi: _clamp(x - y, lo, hi), "pack"),
+    "negss": (True, True, lambda x, y, lo, hi: _clamp(-x, lo, hi), "pack"),
+    "absss": (True, True, lambda x, y, lo, hi: _clamp(abs(x), lo, hi), "pack"),
+    "avgs": (True, False, lambda x, y, lo, hi: _avgs(x, y), "pack"),
+    "avgu": (False, False, lambda x, y, lo, hi: (x + y + 1) >> 1, "pack"),
+    "haddu": (False, False, lambda x, y, lo, hi: (x + y) >> 1, "pack"),
+    "maxs": (True, False, lambda x, y, lo, hi: max(x, y), "pack"),
+    "maxu": (False, False, lambda x, y, lo, hi: max(x, y), "pack"),
+    "mins": (True, False, lambda x, y, lo, hi: min(x, y), "pack"),
+    "minu": (False, False, lambda x, y, lo, hi: min(x, y), "pack"),
+    "absdiffs": (True, False, lambda x, y, lo, hi: abs(x - y), "pack"),
+    "absdiffu": (False, False, lambda x, y, lo, hi: abs(x - y), "pack"),
+    "sads": (True, False, lambda x, y, lo, hi: abs(x - y), "sum"),
+    "sadu": (False, False, lambda x, y, lo, hi: abs(x - y), "sum"),
+}
+for _op, _test in _CMP.items():
+    for _sign in ("",) if _op in ("eq", "ne") else ("s", "u"):
+        MODEL[f"cmp{_op}{_sign}"] = (
+            _sign == "s",
+            False,
+            lambda x, y, lo, hi, t=_test: -1 if t(x, y) else 0,
+            "pack",
+        )
+        MODEL[f"set{_op}{_sign}"] = (_sign == "s", False, lambda x, y, lo, hi, t=_test: int(t(x, y)), "pack")
+
+
+def model(name: str, a: int, b: int) -> int:
+    """CUDA's result of `name(a, b)` (or `name(a)`), computed lane by lane with Python integers."""
+    stem, lanes = name[3:-1], int(name[-1])
+    signed, _, fn, combine = MODEL[stem]
+    bits = 32 // lanes
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    results = [
+        fn(_lane(a >> i, bits, signed), _lane(b >> i, bits, signed), lo, hi) for i in range(0, 32, bits)
+    ]
+    if combine == "sum":
+        return sum(results) & 0xFFFFFFFF
+    return sum((r & ((1 << bits) - 1)) << (k * bits) for k, r in enumerate(results))
+
+
+SIMD = [s for s in load_table() if s.name.startswith("__v")]
+
+
+def _inputs() -> list[tuple[int, int]]:
+    edges = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7F7F7F7F, 0x80808080, 0xFFFFFFFF, 0x01FF80FE]
+    rng = random.Random(11)
+    pairs = [(a, b) for a in edges for b in edges]
+    pairs += [(rng.getrandbits(32), rng.getrandbits(32)) for _ in range(200)]
+    return pairs
+
+
+def test_table_rows_have_sources_and_do_not_overlap() -> None:
+    assert load_table(), "mappings/shims.yaml is empty"
+    for shim in load_table():
+        assert shim.source, shim.name
+    for version in VERSIONS:
+        shims_for(version)  # raises when two rows for one name hold
+
+
+def test_simd_family_is_complete() -> None:
+    """Every CUDA SIMD video intrinsic (both widths) has a shim, and nothing else is in that part."""
+    assert {s.name for s in SIMD} == {f"__v{stem}{n}" for stem in MODEL for n in (2, 4)}
+
+
+def test_dates_agree_with_the_tables() -> None:
+    """A shim is needed exactly below the version the tables date its HIP name to (when they know it)."""
+    by_hip: dict[str, str] = {}
+    for entry in default_tables().mappings.by_cuda.values():
+        if entry.hip and entry.hip_added:
+            by_hip.setdefault(entry.hip, entry.hip_added)
+    checked = 0
+    for shim in load_table():
+        if shim.until and shim.name in by_hip:
+            assert compare_versions(by_hip[shim.name], shim.until) == 0, shim.name
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_shim_where_the_target_has_the_name(version: str) -> None:
+    source = (
+        b"#include <cusparse.h>\n#include <cuda.h>\n"
+        b"const char* f(cusparseStatus_t s) { return cusparseGetErrorString(s); }\n"
+        b"const char* g(CUresult r) { const char* t; cuGetErrorString(r, &t); return t; }\n"
+        b"__global__ void k(unsigned* p) { p[0] = __vmaxs4(p[0], 0u); }\n"
+    )
+    result = translate(source, Options(hip_version=version))
+    for shim in load_table():
+        written = f"#define HIPIFY_PY_SHIM_{shim.name}\n".encode() in result.text
+        used = shim.name.encode() in result.text
+        assert written == (used and shim.holds_for(version)), (version, shim.name)
+    assert not any(d.rule == "HIP103" for d in result.diagnostics)
+    assert translate(result.text, Options(hip_version=version)).text == result.text
+
+
+def test_simd_values_match_cuda_semantics(tmp_path: Path) -> None:
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    pairs = _inputs()
+    calls = []
+    for shim in SIMD:
+        unary = "(unsigned int a)" in shim.code
+        args = "a[i]" if unary else "a[i], b[i]"
+        calls.append(f'  for (int i = 0; i < N; ++i) printf("{shim.name} %u\\n", {shim.name}({args}));')
+    program = "\n".join(
+        [
+            "#include <cstdio>",
+            *(definition(s, "5.2").decode() for s in SIMD),
+            f"static const unsigned int a[] = {{{', '.join(f'{x}u' for x, _ in pairs)}}};",
+            f"static const unsigned int b[] = {{{', '.join(f'{y}u' for _, y in pairs)}}};",
+            f"static const int N = {len(pairs)};",
+            "int main() {",
+            *calls,
+            "  return 0;",
+            "}",
+        ]
+    )
+    src, exe = tmp_path / "simd.cpp", tmp_path / "simd"
+    src.write_text(program)
+    build = subprocess.run(
+        [CXX, "-std=c++17", "-O1", "-D__host__=", "-D__device__=", str(src), "-o", str(exe)],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    got = run.stdout.splitlines()
+    expected = [f"{s.name} {model(s.name, x, y)}" for s in SIMD for x, y in pairs]
+    wrong = [(g, e) for g, e in zip(got, expected, strict=False) if g != e]
+    assert len(got) == len(expected) and not wrong, wrong[:10]
+
+
+@pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
+def test_simd_shims_compile_as_device_code(tmp_path: Path) -> None:
+    assert HIPCC is not None
+    body = [
+        f"  out[{i}] = {s.name}(" + ("a)" if "(unsigned int a)" in s.code else "a, b)") + ";"
+        for i, s in enumerate(SIMD)
+    ]
+    text = "\n".join(
+        [
+            *(definition(s, "5.2").decode() for s in SIMD),
+            "__global__ void k(unsigned int* out, unsigned int a, unsigned int b) {",
+            *body,
+            "}",
+        ]
+    )
+    src = tmp_path / "simd.hip"
+    src.write_text(text)
+    proc = subprocess.run(
+        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(src)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def _include_root() -> Path:
+    return Path(os.environ.get("HIPIFY_PY_TEST_INCLUDE", "/usr/include"))
+
+
+def test_status_cases_are_the_installed_enumerators() -> None:
+    """The enumerators hipsparseGetErrorString's shim names at 5.2 are those hipSPARSE declares."""
+    header = _include_root() / "hipsparse" / "hipsparse.h"
+    if not header.is_file():
+        pytest.skip(f"{header} not installed")
+    text = header.read_text(errors="replace")
+    block = re.search(r"typedef enum\s*\{(.*?)\}\s*hipsparseStatus_t;", text, re.S)
+    assert block is not None
+    declared = set(re.findall(r"\b(HIPSPARSE_STATUS_\w+)\s*=", block.group(1)))
+    result = translate(
+        b"#include <cusparse.h>\nconst char* f(cusparseStatus_t s) { return cusparseGetErrorString(s); }\n",
+        Options(hip_version="5.2"),
+    )
+    written = set(re.findall(rb"case (HIPSPARSE_STATUS_\w+):", result.text))
+    assert {w.decode() for w in written} == declared
