@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hipify_py import derived
 from hipify_py.mappings import compare_versions, mappings_dir
+from hipify_py.versioned import holds_for, one_per_name, range_text, read_table
 
 TABLE_NAME = "version-adaptations.yaml"
 OPERATIONS = frozenset({"drop-mask", "widen-mask", "replace-call", "missing"})
@@ -42,9 +43,7 @@ class Adaptation:
     enable_until: str | None = None  # ... when the target is below this version
 
     def holds_for(self, target: str) -> bool:
-        if self.since is not None and compare_versions(target, self.since) < 0:
-            return False
-        return self.until is None or compare_versions(target, self.until) < 0
+        return holds_for(self.since, self.until, target)
 
     def needs_enable(self, target: str) -> bool:
         return self.enable is not None and (
@@ -53,11 +52,7 @@ class Adaptation:
 
     @property
     def range_text(self) -> str:
-        if self.since and self.until:
-            return f"HIP {self.since} to before {self.until}"
-        if self.until:
-            return f"HIP before {self.until}"
-        return f"HIP {self.since} and later" if self.since else "every HIP version"
+        return range_text(self.since, self.until)
 
 
 class TableError(ValueError):
@@ -105,22 +100,17 @@ def load_table(path: Path | None = None) -> tuple[Adaptation, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
-    import yaml  # why here: runs that load the built table from the cache never need it
-
-    path = path or mappings_dir() / TABLE_NAME
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    doc = yaml.load(path.read_bytes(), Loader=loader) or {}
-    sources = {str(k): str(v) for k, v in (doc.get("sources") or {}).items()}
+    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
     return tuple(_row(raw, sources, i) for i, raw in enumerate(doc.get("adaptations") or ()))
 
 
 @functools.lru_cache(maxsize=16)
 def rows_for(target: str) -> Mapping[str, Adaptation]:
     """CUDA name -> the row that holds for `target` (the table has at most one per name and version)."""
-    found: dict[str, Adaptation] = {}
-    for row in load_table():
-        if row.holds_for(target):
-            if row.cuda in found:
-                raise TableError(f"{TABLE_NAME}: two rows for {row.cuda} hold for HIP {target}")
-            found[row.cuda] = row
-    return found
+    return one_per_name(
+        load_table(),
+        target,
+        lambda r: r.cuda,
+        Adaptation.holds_for,
+        lambda m: TableError(f"{TABLE_NAME}: {m}"),
+    )

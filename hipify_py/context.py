@@ -115,6 +115,11 @@ class Context:
     def root(self) -> Node:
         return self.tree.root_node
 
+    @property
+    def target(self) -> str:
+        """The target HIP version the version-driven rules adapt to ("" when nothing says one)."""
+        return self.options.hip_version or self.tables.mappings.latest_hip_version
+
     # -- classification -------------------------------------------------------------------
     def classify(self, start: int, end: int) -> str:
         """Where a token [start, end) stands: code, macro body, member, comment, string..."""

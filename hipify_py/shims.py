@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-from hipify_py.mappings import compare_versions, mappings_dir
+from hipify_py.mappings import mappings_dir
+from hipify_py.versioned import holds_for, one_per_name, read_table
 
 TABLE_NAME = "shims.yaml"
 GUARD_PREFIX = "HIPIFY_PY_SHIM_"
@@ -42,17 +43,7 @@ class Shim:
     cases: Cases | None = None
 
     def holds_for(self, target: str) -> bool:
-        if self.since is not None and compare_versions(target, self.since) < 0:
-            return False
-        return self.until is None or compare_versions(target, self.until) < 0
-
-    @property
-    def range_text(self) -> str:
-        if self.since and self.until:
-            return f"HIP {self.since} to before {self.until}"
-        if self.until:
-            return f"HIP before {self.until}"
-        return f"HIP {self.since} and later" if self.since else "every HIP release"
+        return holds_for(self.since, self.until, target)
 
     @property
     def lacks(self) -> str:
@@ -148,12 +139,7 @@ def _simd(raw: Mapping[str, object], source: str, index: int) -> Shim:
 
 @functools.lru_cache(maxsize=1)
 def load_table(path: Path | None = None) -> tuple[Shim, ...]:
-    import yaml
-
-    path = path or mappings_dir() / TABLE_NAME
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    doc = yaml.load(path.read_bytes(), Loader=loader) or {}
-    sources = {str(k): str(v) for k, v in (doc.get("sources") or {}).items()}
+    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
     rows = [_shim(raw, sources, i) for i, raw in enumerate(doc.get("shims") or ())]
     simd_source = sources.get(str(doc.get("simd_source")), "")
     if doc.get("simd") and not simd_source:
@@ -165,13 +151,9 @@ def load_table(path: Path | None = None) -> tuple[Shim, ...]:
 @functools.lru_cache(maxsize=16)
 def shims_for(target: str) -> Mapping[str, Shim]:
     """HIP name -> the shim a file calling it needs at `target` (at most one row per name holds)."""
-    found: dict[str, Shim] = {}
-    for shim in load_table():
-        if shim.holds_for(target):
-            if shim.name in found:
-                raise TableError(f"{TABLE_NAME}: two rows for {shim.name} hold for HIP {target}")
-            found[shim.name] = shim
-    return found
+    return one_per_name(
+        load_table(), target, lambda s: s.name, Shim.holds_for, lambda m: TableError(f"{TABLE_NAME}: {m}")
+    )
 
 
 def case_lines(

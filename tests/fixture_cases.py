@@ -9,6 +9,9 @@ also checks the severity, as the CLI reports it when the case is the whole proje
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +20,20 @@ import yaml
 from hipify_py.options import Options
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+HIPCC = shutil.which("hipcc")
+
+
+def hipcc_syntax(path: Path) -> subprocess.CompletedProcess[str]:
+    """`hipcc -fsyntax-only` of one HIP file for gfx90a, as the compile tests run it."""
+    assert HIPCC is not None, "CI must have hipcc"
+    return subprocess.run(
+        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+    )
+
+
 # Every fixture has a pinned target HIP version so its expected output does not depend on the HIP
 # installed where the tests run (the CLI defaults to it). options.yaml may choose another.
 FIXTURE_HIP_VERSION = "6.3"

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fixture_cases import FIXTURES
+from fixture_cases import FIXTURES, hipcc_syntax
 
 from hipify_py.options import Options
 from hipify_py.target import installed_hip
@@ -101,13 +101,7 @@ FIXTURE_OUTPUTS = sorted(
     "output", FIXTURE_OUTPUTS, ids=[str(o.relative_to(FIXTURES)) for o in FIXTURE_OUTPUTS]
 )
 def test_fixture_output_compiles_with_hipcc(output: Path) -> None:
-    assert HIPCC is not None, "CI must have hipcc"
-    proc = subprocess.run(
-        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(output)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, HIP_PLATFORM="amd"),
-    )
+    proc = hipcc_syntax(output)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixture_cases import FIXTURES, _options
+from fixture_cases import FIXTURES, _options, hipcc_syntax
 
 import hipify_py.translate as translate_module
 from hipify_py.context import Context
@@ -56,13 +56,7 @@ def test_a_comment_naming_both_is_not_a_collision() -> None:
 
 
 def _compile(path: Path) -> subprocess.CompletedProcess[str]:
-    assert HIPCC is not None, "CI must have hipcc"
-    return subprocess.run(
-        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(path)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, HIP_PLATFORM="amd"),
-    )
+    return hipcc_syntax(path)
 
 
 def _without(rule: object, monkeypatch: pytest.MonkeyPatch) -> None:

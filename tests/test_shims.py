@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from fixture_cases import hipcc_syntax
 
 from hipify_py.mappings import compare_versions
 from hipify_py.options import Options
@@ -192,7 +193,6 @@ def test_simd_values_match_cuda_semantics(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 def test_simd_shims_compile_as_device_code(tmp_path: Path) -> None:
-    assert HIPCC is not None
     body = [
         f"  out[{i}] = {s.name}(" + ("a)" if "(unsigned int a)" in s.code else "a, b)") + ";"
         for i, s in enumerate(SIMD)
@@ -207,12 +207,7 @@ def test_simd_shims_compile_as_device_code(tmp_path: Path) -> None:
     )
     src = tmp_path / "simd.hip"
     src.write_text(text)
-    proc = subprocess.run(
-        [HIPCC, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", str(src)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, HIP_PLATFORM="amd"),
-    )
+    proc = hipcc_syntax(src)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 

@@ -31,7 +31,7 @@ _DECLARATOR_PARENTS = frozenset({"function_declarator", "preproc_function_def", 
 
 def insert_shims(ctx: Context) -> RuleResult:
     result = RuleResult()
-    target = ctx.options.hip_version or ctx.tables.mappings.latest_hip_version
+    target = ctx.target
     if not target:
         return result
     shims = shims_for(target)

@@ -79,7 +79,7 @@ def is_full_mask(text: bytes, names: frozenset[bytes]) -> bool:
 
 def adapt_warp_sync(ctx: Context) -> RuleResult:
     result = RuleResult()
-    target = ctx.options.hip_version or ctx.tables.mappings.latest_hip_version
+    target = ctx.target
     if not target:
         return result
     rows = rows_for(target)
