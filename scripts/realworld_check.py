@@ -369,13 +369,19 @@ def check_file(
 _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
+# an equivalent the translator writes for a name the target lacks (hipify_py/shims.py: definition)
+_SHIM_BLOCK = re.compile(
+    rb"^// hipify-py: [^\n]*an equivalent:\r?\n#if !defined\(HIPIFY_PY_SHIM_\w+\).*?^#endif\r?\n", re.M | re.S
+)
 
 
 def without_markers(text: bytes) -> bytes:
     """`text` without the lines and comments the translator adds to disable or guard code: an
-    `#if ... // hipify-py: why` line and its `#endif`, and `/* hipify-py: why: code */` around code."""
+    `#if ... // hipify-py: why` line and its `#endif`, `/* hipify-py: why: code */` around code, and
+    the equivalents written for names the target lacks (shims)."""
     if b"hipify-py:" not in text:
         return text
+    text = _SHIM_BLOCK.sub(b"", text)
     text = _MARKER_COMMENT.sub(lambda m: m.group(1), text)
     drop: list[tuple[int, int]] = []
     stack: list[bool] = []
