@@ -321,3 +321,35 @@ def test_a_compile_starts_as_soon_as_its_includes_are_written(
         ("compile", "b.cu", "a.cu", "b.cu", "c.cu", "z.cuh"),  # its header is written
         ("compile", "c.cu", "a.cu", "b.cu", "c.cu", "z.cuh"),  # #include H: after everything
     ]
+
+
+def test_compiles_share_the_process_pool_and_every_tu_is_compiled_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enough files for the process pool (-j 2): every TU compiled exactly once, after its header (which
+    sorts, and so is translated, after every TU)."""
+    import hipify_py.verify.stage
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(10):
+        (tree / f"z{i}.cuh").write_text(f"__global__ void k{i}(int* p) {{ p[threadIdx.x] = {i}; }}\n")
+        (tree / f"a{i}.cu").write_text(f'#include "z{i}.cuh"\nint main() {{ cudaDeviceSynchronize(); }}\n')
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text(OK_HIPCC)
+    hipcc.chmod(0o755)
+    compiled: list[tuple[str, bool]] = []
+    real_compile = hipify_py.verify.stage.compile_tu
+
+    def compile_tu(compiler, job, *args):  # type: ignore[no-untyped-def]
+        header = Path(job.source).with_name(Path(job.source).name.replace("a", "z", 1) + "h")
+        compiled.append((Path(job.source).name, header.exists()))  # the output of its include
+        return real_compile(compiler, job, *args)
+
+    monkeypatch.setattr(hipify_py.verify.stage, "compile_tu", compile_tu)
+    out = tmp_path / "out"
+    args = ["convert", str(tree), "-o", str(out), "--verify", "--hipcc", str(hipcc), "-j", "2", "--no-cache"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "translation units compiled: 10/10" in result.output
+    assert sorted(compiled) == [(f"a{i}.cu", True) for i in range(10)]
