@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipify_py import derived
 from hipify_py.context import Context
 from hipify_py.declared import declared_type, member_type
 from hipify_py.edits import Edit
@@ -41,6 +42,12 @@ class TypeFacts:
 @functools.lru_cache(maxsize=8)
 def load_facts(hip_version: str | None = None, directory: Path | None = None) -> Mapping[bytes, TypeFacts]:
     """Type name (CUDA's and HIP's spelling) -> its facts."""
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+        return derived.load("brace-assign", _build_facts, hip_version)
+    return _build_facts(hip_version, directory)
+
+
+def _build_facts(hip_version: str | None, directory: Path | None = None) -> Mapping[bytes, TypeFacts]:
     _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
     if path is None:
         return {}

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipify_py import callargs
+from hipify_py import callargs, derived
 from hipify_py.adaptations import load_table as load_adaptations
 from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
@@ -52,6 +52,12 @@ class CastTable:
 
 @functools.lru_cache(maxsize=8)
 def load_casts(hip_version: str | None = None, directory: Path | None = None) -> CastTable:
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+        return derived.load("device-call-casts", _build_casts, hip_version)
+    return _build_casts(hip_version, directory)
+
+
+def _build_casts(hip_version: str | None, directory: Path | None = None) -> CastTable:
     _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
     casts: dict[bytes, list[Cast]] = {}
     returns: dict[bytes, bytes] = {}

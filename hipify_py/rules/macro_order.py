@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
 from hipify_py.lazyre import lazy
@@ -41,6 +42,14 @@ def hip_identifiers(
     hip_version: str | None = None, directory: Path | None = None
 ) -> tuple[frozenset[bytes], frozenset[bytes]]:
     """(identifiers HIP's runtime header uses, those it calls) for the target or nearest version."""
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+        return derived.load("hip-identifiers", _build_identifiers, hip_version)
+    return _build_identifiers(hip_version, directory)
+
+
+def _build_identifiers(
+    hip_version: str | None, directory: Path | None = None
+) -> tuple[frozenset[bytes], frozenset[bytes]]:
     _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
     if path is None:
         return frozenset(), frozenset()
