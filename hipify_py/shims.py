@@ -139,6 +139,14 @@ def _simd(raw: Mapping[str, object], source: str, index: int) -> Shim:
 
 @functools.lru_cache(maxsize=1)
 def load_table(path: Path | None = None) -> tuple[Shim, ...]:
+    if path is None:  # the shipped table: built once per code stamp (hipify_py/derived.py)
+        from hipify_py import derived
+
+        return derived.load("shims", _build_table)
+    return _build_table(path)
+
+
+def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
     doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
     rows = [_shim(raw, sources, i) for i, raw in enumerate(doc.get("shims") or ())]
     simd_source = sources.get(str(doc.get("simd_source")), "")
