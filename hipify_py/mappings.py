@@ -147,6 +147,8 @@ class Mappings:
     namespaces: tuple[Namespace, ...] = ()
     # HIP/ROC name -> highest library version whose installed headers were checked not to declare it
     absent_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # name -> earliest version whose real headers declare it although the tables date it later
+    present_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
     guards: Mapping[str, tuple[Guard, ...]] = dataclasses.field(default_factory=dict)  # by CUDA macro
     include_needs: Mapping[str, IncludeNeed] = dataclasses.field(default_factory=dict)  # by HIP header
 
@@ -342,14 +344,14 @@ def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
     ]
 
 
-def _absent_records(doc: Mapping[str, Any], where: str) -> list[list[str]]:
-    """[name, version] pairs from `hip_headers: [{library, version, absent: [names]}]`."""
+def _absent_records(doc: Mapping[str, Any], where: str, key: str = "absent") -> list[list[str]]:
+    """[name, version] pairs from `hip_headers: [{library, version, absent: [names], present: [names]}]`."""
     records: list[list[str]] = []
     for i, block in enumerate(doc.get("hip_headers") or []):
         if not isinstance(block, dict) or not block.get("version"):
             raise ValueError(f"{where}: hip_headers block {i + 1} needs a `version`")
         version = str(block["version"])
-        records.extend([str(name), version] for name in block.get("absent") or ())
+        records.extend([str(name), version] for name in block.get(key) or ())
     return records
 
 
@@ -380,6 +382,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     headers: list[tuple] = []
     namespaces: list[tuple] = []
     absent: list[list[str]] = []
+    present: list[list[str]] = []
     guards: list[tuple] = []
     extras: list[tuple] = []
     include_order: list[tuple] = []
@@ -388,6 +391,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
         headers.extend(_header_records(doc, str(path)))
         namespaces.extend(_namespace_records(doc, str(path)))
         absent.extend(_absent_records(doc, str(path)))
+        present.extend(_absent_records(doc, str(path), "present"))
         guards.extend(_guard_records(doc, str(path)))
         extras.extend(_extra_records(doc, str(path)))
         include_order.extend(_include_need_records(doc, str(path)))
@@ -401,6 +405,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
         "headers": headers,
         "namespaces": namespaces,
         "absent": absent,
+        "present": present,
         "guards": guards,
         "extras": extras,
         "include_order": include_order,
@@ -610,6 +615,10 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
         if compare_versions(version, absent_in.get(name, "")) > 0:
             absent_in[name] = version  # absent in a later release implies absent before it
+    present_in: dict[str, str] = {}
+    for name, version in (*builtin.get("present", ()), *extra.get("present", ())):
+        if name not in present_in or compare_versions(version, present_in[name]) < 0:
+            present_in[name] = version  # present in an earlier release implies present after it
     packed: dict[int, str] = {}  # why by id: a record in several indexes is stored once
 
     def one(record: tuple) -> str:
@@ -630,6 +639,7 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
         latest_hip_version=_latest_version(r for records in families.values() for r in records),
         namespaces=tuple(namespaces.values()),
         absent_in=absent_in,
+        present_in=present_in,
         guards={name: tuple(rows) for name, rows in guards.items()},
         include_needs=needs,
     )

@@ -422,6 +422,26 @@ def check_entries(
     return checks
 
 
+def dated_late(
+    families: Mapping[str, Sequence[Entry]], scans: Mapping[str, Scan], versions: Mapping[str, str]
+) -> dict[str, set[str]]:
+    """Per installed library: HIP names of every family that the tables date after the library's
+    version but that the library's own headers declare (HIP's headers first)."""
+    out: dict[str, set[str]] = {lib: set() for lib in versions}
+    order = sorted(versions, key=lambda lib: (lib != "hip", lib))
+    for family in sorted(families):
+        for entry in families[family]:
+            name, added = entry.hip, entry.hip_added
+            if not name or not added or not all(map(IDENT.match, name.split("::"))):
+                continue
+            for lib in order:
+                if is_present(name, scans[lib].declared | (COMPILER_MACROS if lib == "hip" else set())):
+                    if compare_versions(added, versions[lib]) > 0:
+                        out[lib].add(name)
+                    break
+    return out
+
+
 def check_headers(headers: Iterable[Header], root: Path, versions: Mapping[str, str]) -> list[Check]:
     """headers.yaml rows of installed libraries: is the include the tool writes really there?"""
     checks: list[Check] = []
@@ -498,20 +518,32 @@ FACTS_HEADER = """\
 # HIP names the mapping tables list that the installed headers do NOT declare ({how}).
 # The tool reads this file: a target --hip-version at or below a library's `version` gets HIP103 for
 # these names even where the reference tables date them earlier (the tables themselves stay as they are).
+# `present`: names the tables date after `version` that these headers DO declare: a target at or above
+# `version` gets no HIP103 for them (HIP_R_32F is in HIP 5.2's library_types.h; the tables say 5.7).
 """
 
 
 def facts_yaml(
-    source: str, versions: Mapping[str, str], absent: Mapping[str, set[str]], confirmed: bool, command: str
+    source: str,
+    versions: Mapping[str, str],
+    absent: Mapping[str, set[str]],
+    confirmed: bool,
+    command: str,
+    present: Mapping[str, set[str]] | None = None,
 ) -> str:
     how = "scanned, and confirmed undeclared by hipcc" if confirmed else "scanned only"
     out = [FACTS_HEADER.format(how=how, command=command), f"source: {json.dumps(source)}", "hip_headers:"]
     for lib in sorted(absent):
         out.append(f"- library: {lib}")
         out.append(f"  version: '{versions[lib]}'")
-        names = sorted(absent[lib])
-        out.append("  absent:" + (" []" if not names else ""))
-        out.extend(f"  - {name}" for name in names)
+        for key, names in (
+            ("absent", sorted(absent[lib])),
+            ("present", sorted((present or {}).get(lib, ()))),
+        ):
+            if key == "present" and not names:
+                continue
+            out.append(f"  {key}:" + (" []" if not names else ""))
+            out.extend(f"  - {name}" for name in names)
     return "\n".join(out) + "\n"
 
 
@@ -526,6 +558,9 @@ class Result:
     scan_missed: set[str] = field(default_factory=set)  # scan: absent, hipcc: declared
     scan_invented: set[str] = field(default_factory=set)  # scan: declared, hipcc: undeclared
     header_checks: list[Check] = field(default_factory=list)  # headers.yaml targets: files present?
+    # library -> names the tables date after the install that its headers declare (any family: HIP_R_32F
+    # is cuBLAS's row but hip/library_types.h's name); a needless HIP103 without the `present` fact
+    dated_late: dict[str, set[str]] = field(default_factory=dict)
 
 
 def run_check(
@@ -549,15 +584,17 @@ def run_check(
         families, headers = tables.families, list(tables.headers.values()) if headers is None else headers
     header_checks = check_headers(headers or (), root, versions)
     checks = check_entries(families, lambda lib, name: is_present(name, declared[lib]), versions)
+    late = dated_late(families, scans, versions)
     if not hipcc:
-        return Result(version, versions, checks, scans, header_checks=header_checks)
-    names = sorted({c.name for c in checks})
+        return Result(version, versions, checks, scans, header_checks=header_checks, dated_late=late)
+    names = sorted({c.name for c in checks} | {n for names in late.values() for n in names})
     headers = [h for lib in installed for h in LIBRARY[lib].probe if (root / h).is_file()]
     undeclared = undeclared_by_hipcc(hipcc, root, names, headers)
     truth = check_entries(families, lambda lib, name: name not in undeclared, versions)
     scan_absent = {c.name for c in checks if c.klass in ABSENT_CLASSES}
     missed, invented = scan_absent - undeclared, undeclared - scan_absent
-    return Result(version, versions, truth, scans, True, missed, invented, header_checks)
+    late = {lib: {n for n in found if n not in undeclared} for lib, found in late.items()}
+    return Result(version, versions, truth, scans, True, missed, invented, header_checks, late)
 
 
 ABSENT_CLASSES = frozenset({"agree-absent", "agree-removed", "dangerous"})
@@ -592,6 +629,9 @@ def report_text(result: Result) -> str:
     for c in dangerous:
         hint = " (mentioned in headers)" if c.name in result.scans[c.library].mentioned else ""
         lines.append(f"  {c.family:<9} {c.cuda} -> {c.name} (added {c.added or '?'}){hint}")
+    late = sorted((lib, name) for lib, names in result.dated_late.items() for name in names)
+    lines.append(f"dated late ({len(late)}): declared here, yet the tables date them after this version")
+    lines.extend(f"  {lib:<9} {name}" for lib, name in late)
     return "\n".join(lines)
 
 
@@ -642,7 +682,7 @@ def main(argv: Sequence[str] | None = None, families: Mapping[str, Sequence[Entr
         source = args.source or f"{args.include} (HIP {result.hip_version})"
         command = " ".join(["scripts/check_hip_headers.py", *(shlex.quote(a) for a in argv_list)])
         absent = absent_by_library(result.checks)
-        text = facts_yaml(source, result.versions, absent, result.compiler, command)
+        text = facts_yaml(source, result.versions, absent, result.compiler, command, result.dated_late)
         args.write_facts.write_text(text, encoding="utf-8")
     if args.json:
         rows = [c.__dict__ for c in [*result.checks, *result.header_checks]]

@@ -164,7 +164,16 @@ class Canon:
                 names[guard.encode()] = (hip.encode(),)
                 for t in {t for row in rows for t in (row.hip, row.roc) if t}:
                     names[t.encode()] = (hip.encode(),)
+        # version-dependent renames (hipify_py/renames.py): every range's HIP name compares as the CUDA name
+        from hipify_py.renames import load_table as load_renames
+
+        rename_names, rename_headers = load_renames()
+        for row in rename_names:
+            canonical = names.setdefault(row.cuda.encode(), (row.cuda.encode(),))
+            if _HUNK_TOKEN.fullmatch(row.hip.encode()):
+                names[row.hip.encode()] = canonical
         headers = set()
+        headers.update(t.encode() for row in rename_headers for t in (row.cuda, row.hip))
         for path, header in tables.headers.items():
             headers.add(path)
             headers.update(t.encode() for t in (header.hip, header.roc, header.legacy) if t)

@@ -322,6 +322,20 @@ def test_committed_facts_match_the_installed_headers(real_scan: object) -> None:
     derived = CHK.absent_by_library(covered(real_scan.checks))
     assert derived == committed, f"regenerate {FACTS.name} with the command in its header comment"
     assert real_scan.hip_version == "5.2"
+    # the dating check: names the tables date after this install that its headers declare
+    present = {lib: set(block.get("present") or ()) for lib, block in committed_facts().items()}
+    late = {lib: names for lib, names in real_scan.dated_late.items() if lib in present}
+    assert late == present, f"regenerate {FACTS.name}: the tables' dates and the headers disagree"
+
+
+def test_names_dated_too_late_get_no_version_finding() -> None:
+    """HIP_R_32F is in HIP 5.2's library_types.h although the tables date it 5.7; HIP_R_8I is not."""
+    from hipify_py.options import Options
+    from hipify_py.translate import translate
+
+    found = translate(b"int a = CUDA_R_32F; int b = CUDA_R_8I;\n", Options(hip_version="5.2")).diagnostics
+    assert [(d.col, d.rule) for d in found] == [(29, "HIP103")]
+    assert translate(b"int a = CUDA_R_32F;\n", Options(hip_version="5.0")).diagnostics[0].rule == "HIP103"
 
 
 @need_headers

@@ -58,6 +58,7 @@ COMPILED_TOPICS = (
     "encoding",
     "warp_sync/hip52",  # adaptations for HIP 5.2, the HIP installed in CI
     "shims/hip52",  # equivalents written for names HIP 5.2 lacks
+    "renames/hip52",  # counterparts that depend on the target (bfloat16 before HIP 5.7)
     "calls",
     "calls_roc",
     "cxx",
@@ -80,6 +81,7 @@ NOT_COMPILABLE = {
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
+    "renames/hip52/bfloat16_pairs.hip": "__nv_bfloat162 has no counterpart before HIP 5.7 (HIP101)",
     "calls_roc/miopen.hip": "MIOpen is not packaged in Debian",
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
     "collisions/unfixable.hip": "collisions the tool reports (HIP125/HIP126) but cannot edit safely",

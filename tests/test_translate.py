@@ -68,14 +68,14 @@ def test_cub_namespace(source: bytes, expected: bytes) -> None:
 
 
 def test_version_policy_keep_leaves_too_new_names_and_headers() -> None:
-    source = b"#include <cuda_bf16.h>\nvoid f() { cudaSetValidDevices(0, 0); cudaMalloc(0, 0); }\n"
+    source = b"#include <math_constants.h>\nvoid f() { cudaSetValidDevices(0, 0); cudaMalloc(0, 0); }\n"
     kept = translate(source, Options(hip_version="5.2", version_policy="keep"))
     assert kept.text == (
-        b"#include <hip/hip_runtime.h>\n#include <cuda_bf16.h>\n"
+        b"#include <hip/hip_runtime.h>\n#include <math_constants.h>\n"
         b"void f() { cudaSetValidDevices(0, 0); hipMalloc(0, 0); }\n"
     )
     rewritten = translate(source, Options(hip_version="5.2"))
-    assert b"hip/hip_bf16.h" in rewritten.text and b"hipSetValidDevices" in rewritten.text
+    assert b"hip/hip_math_constants.h" in rewritten.text and b"hipSetValidDevices" in rewritten.text
     assert [d.rule for d in kept.diagnostics] == [d.rule for d in rewritten.diagnostics] == ["HIP103"] * 2
     assert rules(source, hip_version="6.3") == set()
 

@@ -167,7 +167,9 @@ def _kept(ctx: Context, entry: Entry | None) -> bool:
 
     if entry is None:
         return True
-    findings = _version_findings(entry, ctx.options, ctx.tables.mappings.absent_in)
+    findings = _version_findings(
+        entry, ctx.options, ctx.tables.mappings.absent_in, ctx.tables.mappings.present_in
+    )
     return any(rule_id == "HIP103" for rule_id, _ in findings)
 
 

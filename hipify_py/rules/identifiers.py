@@ -16,6 +16,7 @@ from hipify_py.lazyre import lazy
 from hipify_py.mappings import Entry, compare_versions
 from hipify_py.options import Options
 from hipify_py.parser import Node, has_ancestor
+from hipify_py.renames import Rename, renames_for
 from hipify_py.rules import RuleResult
 
 
@@ -30,7 +31,9 @@ def replacement(entry: Entry, options: Options) -> tuple[str | None, bool]:
 _ROC_FAMILIES = frozenset({"cublas", "curand", "cusolver", "cusparse", "cudnn"})
 
 
-def _version_findings(entry: Entry, options: Options, absent_in: Mapping[str, str]) -> list[tuple[str, str]]:
+def _version_findings(
+    entry: Entry, options: Options, absent_in: Mapping[str, str], present_in: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(rule id, message) pairs about versions for a supported entry.
 
     `absent_in` (name -> version whose real headers lack it, mappings/hip-headers-*.yaml) catches
@@ -42,7 +45,13 @@ def _version_findings(entry: Entry, options: Options, absent_in: Mapping[str, st
     name = entry.roc if options.roc and entry.roc else entry.hip
     verb = "left as is" if options.version_policy == "keep" else "rewritten"
     checked = absent_in.get(name or "", "")
-    if target and added and compare_versions(added, target) > 0:
+    seen = (present_in or {}).get(name or "", "")  # a real install this old declares it: dated too late
+    if (
+        target
+        and added
+        and compare_versions(added, target) > 0
+        and not (seen and compare_versions(target, seen) >= 0)
+    ):
         found.append(("HIP103", f"{entry.cuda} -> {name} needs HIP >= {added} (target {target}); {verb}"))
     elif target and checked and compare_versions(target, checked) <= 0:
         dated = f"the tables say {added}" if added else "the tables give no version"
@@ -75,6 +84,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     namespaces = ctx.tables.cuda_namespaces
     matches = list(ctx.tables.candidates.finditer(ctx.source, ctx.identifiers))
     shimmed = _shim_definitions(ctx, matches) | _user_definitions(ctx, matches)
+    for_target = renames_for(ctx.target).names if ctx.target else {}
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -95,6 +105,10 @@ def rename_identifiers(ctx: Context) -> RuleResult:
             if ns_target != token and _is_namespace_use(ctx.source, start, end) and not _nested(ctx, start):
                 result.edits.append(Edit(start, end, ns_target))
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
+            continue
+        rename = for_target.get(token)
+        if rename is not None:
+            _rename_for_target(ctx, entry, rename, start, end, result)
             continue
         _rewrite_entry(ctx, entry, start, end, result)
     result.diagnostics.extend(_pasted_names(ctx))
@@ -273,6 +287,18 @@ def _declared_here(ctx: Context, start: int, end: int) -> bool:
     return node.parent.child_by_field_name("declarator") == node
 
 
+def _rename_for_target(
+    ctx: Context, entry: Entry, rename: Rename, start: int, end: int, result: RuleResult
+) -> None:
+    """A name whose HIP counterpart depends on the target (mappings/version-renames.yaml): no findings."""
+    if not _IDENTIFIER.match(rename.hip) and _declared_here(ctx, start, end):
+        return  # a user's own declaration of that name stays
+    if rename.hip == entry.cuda:
+        return  # the target has CUDA's name itself
+    result.edits.append(Edit(start, end, rename.hip.encode()))
+    result.counts[f"identifiers.{entry.family}"] += 1
+
+
 def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> None:
     options = ctx.options
     if _not_a_rename(ctx, entry, start, end, result):
@@ -289,7 +315,9 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         result.counts["unsupported"] += 1
         return
     new, fell_back = replacement(entry, options)
-    findings = _version_findings(entry, options, ctx.tables.mappings.absent_in)
+    findings = _version_findings(
+        entry, options, ctx.tables.mappings.absent_in, ctx.tables.mappings.present_in
+    )
     for rule_id, message in findings:
         result.diagnostics.append(ctx.diag(rule_id, start, end, message))
     if fell_back:

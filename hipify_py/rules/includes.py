@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hipify_py.context import Context
@@ -10,6 +11,7 @@ from hipify_py.installed import is_missing
 from hipify_py.lazyre import lazy
 from hipify_py.mappings import Header, compare_versions
 from hipify_py.options import Options
+from hipify_py.renames import renames_for
 from hipify_py.rules import RuleResult
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
@@ -42,6 +44,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         is_missing(p.decode(errors="replace"), missing) for p in paths
     ):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
+    for_target = renames_for(ctx.target).headers if ctx.target else {}
     for m in _INCLUDE.finditer(ctx.source):
         group = 1 if m.group(1) is not None else 2
         path_start, path_end = m.span(group)
@@ -54,6 +57,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             continue
         block = include.parent.start_byte if include.parent is not None else 0
         header = ctx.tables.headers.get(path.strip()) or _under_folder(ctx, path.strip())
+        rename = for_target.get(path.strip())
+        if header is not None and rename is not None:  # the target's own counterpart (version-renames.yaml)
+            header = dataclasses.replace(header, hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
         if header is None:
             if group == 1 and path.strip().startswith(_LIBCUXX_PREFIXES):
                 message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"

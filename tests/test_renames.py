@@ -1,0 +1,60 @@
+"""Version-dependent renames (mappings/version-renames.yaml): the table against the tables and headers.
+
+Fixtures: tests/fixtures/renames/hip52 (compiled with hipcc in tests/test_hipcc_examples.py) and
+renames/hip70 (a newer target, checked against the table here and by the fixture test).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hipify_py.options import Options
+from hipify_py.renames import load_table, renames_for
+from hipify_py.translate import default_tables, translate
+
+VERSIONS = ("5.2", "5.6", "5.7", "6.0", "7.0")
+
+
+def test_rows_name_known_cuda_names_and_do_not_overlap() -> None:
+    names, headers = load_table()
+    tables = default_tables()
+    assert names and headers
+    for row in names:
+        assert row.cuda.encode() in tables.names, row.cuda  # the identifier rule only sees table names
+        assert row.source
+    for row in headers:
+        assert row.cuda.encode() in tables.headers, row.cuda
+    for version in VERSIONS:
+        renames_for(version)  # raises when two rows for one name hold at one version
+
+
+def test_header_rows_name_installed_headers() -> None:
+    """At the installed HIP's version, each header a row writes exists under its include root."""
+    root = Path(os.environ.get("HIPIFY_PY_TEST_INCLUDE", "/usr/include"))
+    version_h = root / "hip" / "hip_version.h"
+    if not version_h.is_file():
+        pytest.skip(f"{version_h} not installed")
+    from hipify_py.target import parse_version_header, short_version
+
+    full = parse_version_header(version_h.read_bytes())
+    assert full is not None
+    for row in renames_for(short_version(full)).headers.values():
+        assert (root / row.hip).is_file(), row.hip
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_target_gets_its_rows(version: str) -> None:
+    source = (
+        b"#include <cuda_bf16.h>\n"
+        b"__global__ void k(__nv_bfloat16* x) { x[0] = __float2bfloat16(2.0f * __bfloat162float(x[0])); }\n"
+    )
+    result = translate(source, Options(hip_version=version))
+    rows = renames_for(version)
+    for cuda, row in [*rows.names.items(), *rows.headers.items()]:
+        if cuda in source:
+            assert row.hip.encode() in result.text, (version, cuda)
+    assert not [d for d in result.diagnostics if d.rule in ("HIP101", "HIP103")]
+    assert translate(result.text, Options(hip_version=version)).text == result.text
