@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -19,3 +21,24 @@ def repo() -> Path:
 
 def hipcc_path() -> str | None:
     return shutil.which("hipcc")
+
+
+def load_script(name: str) -> ModuleType:
+    """A module of scripts/ (not a package), imported by path; its own imports of siblings work."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_probe_table(script: str) -> None:
+    """Re-run a probe script in --check mode against the committed table for the installed HIP."""
+    probe = load_script(script)
+    version = probe.hip_version(shutil.which("hipcc"))
+    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
+    if not out.is_file():
+        pytest.skip(f"no committed {probe.PREFIX}{version}.yaml for the installed HIP {version}")
+    assert probe.main(["--check", "--out", str(out)]) == 0, f"run scripts/{script}.py"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import check_probe_table, load_script
 
 from hipify_py.options import Options
 from hipify_py.rules.brace_assign import load_facts
@@ -17,29 +15,14 @@ from hipify_py.translate import translate
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(
     shutil.which("hipcc") is None
     or shutil.which("nvcc") is None
-    or _script("probe_calls")._default_cuda_include() is None,
+    or load_script("probe_calls")._default_cuda_include() is None,
     reason="needs hipcc, nvcc and CUDA headers to re-probe",
 )
 def test_committed_brace_facts_match_the_installed_compilers() -> None:
-    probe = _script("probe_brace_assign")
-    version = probe.hip_version(shutil.which("hipcc"))
-    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
-    if not out.is_file():
-        pytest.skip(f"no committed facts for the installed HIP {version}")
-    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_brace_assign.py"
+    check_probe_table("probe_brace_assign")
 
 
 def test_table_knows_the_half2_ambiguity() -> None:

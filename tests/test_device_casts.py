@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import check_probe_table, load_script
 
 from hipify_py.declared import expression_type
 from hipify_py.options import Options
@@ -19,27 +17,12 @@ from hipify_py.translate import translate
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(
-    shutil.which("hipcc") is None or _script("probe_calls")._default_cuda_include() is None,
+    shutil.which("hipcc") is None or load_script("probe_calls")._default_cuda_include() is None,
     reason="needs hipcc and CUDA headers (cuda_runtime_api.h) to re-probe",
 )
 def test_committed_device_casts_match_the_installed_headers() -> None:
-    probe = _script("probe_device_calls")
-    version = probe.hip_version(shutil.which("hipcc"))
-    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
-    if not out.is_file():
-        pytest.skip(f"no committed device-call facts for the installed HIP {version}")
-    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_device_calls.py"
+    check_probe_table("probe_device_calls")
 
 
 def test_table_has_the_known_ambiguity() -> None:

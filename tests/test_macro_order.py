@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import check_probe_table
 
 from hipify_py.options import Options
 from hipify_py.rules.macro_order import GUARD, hip_identifiers
@@ -17,24 +15,9 @@ from hipify_py.translate import translate
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(shutil.which("hipcc") is None, reason="needs hipcc to re-probe")
 def test_committed_identifiers_match_the_installed_headers() -> None:
-    probe = _script("probe_hip_identifiers")
-    version = probe.hip_version(shutil.which("hipcc"))
-    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
-    if not out.is_file():
-        pytest.skip(f"no committed identifiers for the installed HIP {version}")
-    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_hip_identifiers.py"
+    check_probe_table("probe_hip_identifiers")
 
 
 def test_table_has_the_template_parameter_and_min() -> None:
