@@ -322,6 +322,19 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "so host-only compiles of the file are unchanged.",
         ),
         Rule(
+            "HIP132",
+            "runtime-header-before-c-linkage",
+            Severity.INFO,
+            'HIP runtime header included before an extern "C" block that includes the project\'s headers',
+            'Nothing to do; to keep the file as it was, move the #include out of the extern "C" block.',
+            'C code shares headers with CUDA code by wrapping them in `extern "C" { #include "x.h" }`. '
+            "nvcc includes cuda_runtime.h before the first line, so a CUDA header x.h never opens it "
+            "inside the block. Converted, x.h includes hip/hip_runtime.h itself; inside the block its "
+            'C++ templates get C linkage and hipcc fails ("templates must have C++ linkage"). The '
+            "runtime header is included above the block (guarded by __HIPCC__/__HIP_PLATFORM_AMD__, so "
+            "host-only compiles are unchanged); its include guard makes the nested include a no-op.",
+        ),
+        Rule(
             "HIP134",
             "equivalent-written",
             Severity.INFO,
@@ -496,6 +509,20 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "CUDA's dim3 has a constructor from uint3, so `dim3 grid = make_uint3(...)`, `grid = "
             "make_uint3(...)` and `k<<<make_uint3(...), ...>>>` compile with nvcc. HIP's dim3 (every "
             "release) only has `dim3(uint32_t x, uint32_t y, uint32_t z)`: `no viable conversion`.",
+        ),
+        Rule(
+            "HIP217",
+            "device-only-math-on-host",
+            Severity.ERROR,
+            "CUDA math function called from host code: HIP defines it for the device only",
+            "Compute it with the C library on the host (`1.0f / sqrtf(x)` for rsqrtf(x), `sin(M_PI * x)` for "
+            "sinpi(x)) or move the call into device code.",
+            "CUDA declares its math API `__host__ __device__` and its math_functions.hpp has host "
+            "versions of rsqrtf, sinpi, normcdf, erfcinv, rcbrt and others, so host code calls them "
+            "freely. HIP defines them for the device only: `no matching function for call`. The names "
+            "come from scripts/probe_host_math.py, which compiles the same host calls with nvcc and with "
+            "hipcc (mappings/hip-device-only-math-<version>.yaml). Reported only in a function that "
+            "surely runs on the host (no __device__, no qualifier macro, not a device lambda).",
         ),
         Rule(
             "HIP301",

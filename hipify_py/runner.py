@@ -370,27 +370,45 @@ def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], set
     from hipify_py.option_macros import build_defines, build_files, settle
 
     converted = {os.path.abspath(f.path) for f in files}
-    defined: dict[str, str] = {}  # macro -> "" (defined) or the build option that defines it
+    by_folder: dict[str, dict[str, str]] = {}  # build file's folder -> macro -> "" or the option
     for path in build_files(sorted({f.root for f in files})):
         try:
             found = build_defines(path.read_text(errors="replace"), path.name)
         except OSError:
             continue
-        for name, why in found.items():
-            if defined.get(name) != "":
-                defined[name] = why if name not in defined or not why else defined[name]
+        _merge_defines(by_folder.setdefault(os.path.abspath(path.parent), {}), found)
     always = {d.split("=", 1)[0].strip() for d in settings.defines}
     for outcome in outcomes:
         always.update(outcome.defines)
     for outcome in outcomes:
         if pending(outcome.diagnostics):
             always |= _included_defines(outcome.path, converted)
-    defined.update(dict.fromkeys(always, ""))
     if any(n.startswith(USE) for o in outcomes for d in o.diagnostics for n in d.requires):
-        defined.update(dict.fromkeys(_operator_uses(outcomes, settings.cache_dir), ""))
+        always |= _operator_uses(outcomes, settings.cache_dir)
     for outcome in outcomes:
         if pending(outcome.diagnostics):
+            defined = _build_defines_for(os.path.abspath(outcome.path), by_folder)
+            defined.update(dict.fromkeys(always, ""))
             outcome.diagnostics = settle(outcome.diagnostics, defined)
+
+
+def _merge_defines(into: dict[str, str], found: dict[str, str]) -> None:
+    """ "" (the default build defines it) wins over a build option that does."""
+    for name, why in found.items():
+        if into.get(name) != "":
+            into[name] = why if name not in into or not why else into[name]
+
+
+def _build_defines_for(path: str, by_folder: dict[str, dict[str, str]]) -> dict[str, str]:
+    """What the build files that build `path` define: those in its folder or above it. A file under
+    no build file of the run (a shared `include/` beside several projects) may be built by any of
+    them, so it gets them all: a sibling project's `-DVERIFY` says nothing of this one's build."""
+    folder = os.path.dirname(path)
+    mine = [f for f in by_folder if folder == f or folder.startswith(f.rstrip(os.sep) + os.sep)]
+    defined: dict[str, str] = {}
+    for f in mine or list(by_folder):
+        _merge_defines(defined, by_folder[f])
+    return defined
 
 
 def _operator_uses(outcomes: Sequence[FileOutcome], cache_dir: Path | None = None) -> set[str]:

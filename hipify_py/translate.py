@@ -31,7 +31,7 @@ from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
-from hipify_py.rules.macro_order import runtime_before_macros
+from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
 from hipify_py.rules.pp_branches import option_branches
 from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.vector_ops import check_vector_operators
@@ -104,10 +104,11 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         combined.counts.update(part.counts)
         combined.settled.extend(part.settled)
     combined.edits.extend(_runtime_include(ctx, combined))
-    order = runtime_before_macros(ctx, combined.edits)
-    combined.edits.extend(order.edits)
-    combined.diagnostics.extend(order.diagnostics)
-    combined.counts.update(order.counts)
+    for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
+        order = runtime_first(ctx, combined.edits)
+        combined.edits.extend(order.edits)
+        combined.diagnostics.extend(order.diagnostics)
+        combined.counts.update(order.counts)
     _drop_settled_findings(combined)
     _drop_api_findings_in_cuda_only_code(ctx, combined)
     diagnostics = _with_option_macros(

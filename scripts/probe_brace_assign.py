@@ -36,7 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_calls import _default_cuda_include, _rename, cuda_version, hip_version  # noqa: E402
+from probe_calls import _default_cuda_include, _rename, cuda_version  # noqa: E402
+from probe_common import hip_version, write_or_check  # noqa: E402
 
 from hipify_py.mappings import load_mappings  # noqa: E402
 
@@ -274,14 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = derive(cuda_types(args.cuda_include), names, args.nvcc, args.hipcc, args.cuda_include)
     text = render(version, cuda_version(args.cuda_include), rows)
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
-    if args.check:
-        if not out.is_file() or out.read_text() != text:
-            print(f"out of date: {out} (run scripts/probe_brace_assign.py)", file=sys.stderr)
-            return 1
-        return 0
-    out.write_text(text)
-    print(f"{len(rows)} types -> {out}")
-    return 0
+    return write_or_check(out, text, args.check, "probe_brace_assign", f"{len(rows)} types")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from probe_common import hip_version, write_or_check  # noqa: E402
+
 from hipify_py.mappings import load_mappings  # noqa: E402
 
 FAMILIES = ("runtime", "driver")
@@ -358,14 +360,6 @@ def render(
     return "\n".join(out) + "\n"
 
 
-def hip_version(hipcc: str) -> str:
-    text = subprocess.run([hipcc, "--version"], capture_output=True, text=True).stdout
-    m = re.search(r"HIP version: (\d+)\.(\d+)", text)
-    if m is None:
-        raise SystemExit("cannot tell the HIP version from hipcc --version")
-    return f"{m.group(1)}.{m.group(2)}"
-
-
 def cuda_version(include: Path) -> str:
     m = re.search(r"#define CUDART_VERSION\s+(\d+)", (include / "cuda_runtime_api.h").read_text())
     if m is None:
@@ -395,14 +389,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows, notes = derive(decls, names, args.hipcc)
     text = render(version, cuda_version(args.cuda_include), rows, arity_rows(decls), notes)
     out = args.out or REPO / "mappings" / f"call-probes-{version}.yaml"
-    if args.check:
-        if not out.is_file() or out.read_text() != text:
-            print(f"out of date: {out} (run scripts/probe_calls.py)", file=sys.stderr)
-            return 1
-        return 0
-    out.write_text(text)
-    print(f"{len(decls)} CUDA declarations, {len(rows)} changes, {len(notes)} unresolved -> {out}")
-    return 0
+    return write_or_check(
+        out,
+        text,
+        args.check,
+        "probe_calls",
+        f"{len(decls)} CUDA declarations, {len(rows)} changes, {len(notes)} unresolved",
+    )
 
 
 def _default_cuda_include() -> Path | None:

@@ -42,7 +42,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_calls import _default_clang, _default_cuda_include, _rename, cuda_version, hip_version  # noqa: E402
+from probe_calls import _default_clang, _default_cuda_include, _rename, cuda_version  # noqa: E402
+from probe_common import hip_version, write_or_check  # noqa: E402
 from probe_device_functions import _params  # noqa: E402
 
 from hipify_py.mappings import load_mappings  # noqa: E402
@@ -353,14 +354,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows, notes = derive(decls, names, args.clang, args.cuda_include, args.hipcc)
     text = render(version, cuda_version(args.cuda_include), rows, notes, result_types(returns))
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
-    if args.check:
-        if not out.is_file() or out.read_text() != text:
-            print(f"out of date: {out} (run scripts/probe_device_calls.py)", file=sys.stderr)
-            return 1
-        return 0
-    out.write_text(text)
-    print(f"{len(decls)} CUDA declarations, {len(rows)} casts, {len(notes)} unresolved -> {out}")
-    return 0
+    return write_or_check(
+        out,
+        text,
+        args.check,
+        "probe_device_calls",
+        f"{len(decls)} CUDA declarations, {len(rows)} casts, {len(notes)} unresolved",
+    )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_calls import hip_version  # noqa: E402
+from probe_common import hip_version, write_or_check  # noqa: E402
 
 PREFIX = "hip-identifiers-"
 _LINE_MARKER = re.compile(r"^#.*$", re.M)
@@ -105,14 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     names, called = identifiers(preprocessed(args.hipcc))
     text = render(version, names, called)
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
-    if args.check:
-        if not out.is_file() or out.read_text() != text:
-            print(f"out of date: {out} (run scripts/probe_hip_identifiers.py)", file=sys.stderr)
-            return 1
-        return 0
-    out.write_text(text)
-    print(f"{len(names)} identifiers ({len(called)} called) -> {out}")
-    return 0
+    return write_or_check(
+        out, text, args.check, "probe_hip_identifiers", f"{len(names)} identifiers ({len(called)} called)"
+    )
 
 
 if __name__ == "__main__":

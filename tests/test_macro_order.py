@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -60,3 +61,53 @@ def test_inserted_above_the_first_macro_inside_the_include_block() -> None:
         "#ifndef CFG_H\n#define CFG_H\n" + GUARD.decode() + "\n#include <hip/hip_runtime.h>\n"
     )
     assert translate(text.encode(), Options(hip_version="5.2")).text.decode() == text
+
+
+C_HEADER = (
+    '#ifndef API_H\n#define API_H\n#ifdef __cplusplus\nextern "C" {\n#endif\n#include "cu.h"\n'
+    "int f(void);\n#ifdef __cplusplus\n}\n#endif\n#endif\n"
+)
+CU_HEADER = (
+    "#ifndef CU_H\n#define CU_H\n#ifdef __CUDACC__\n#define CHECK(x) if ((x) != cudaSuccess) return 1;\n"
+    "#endif\n#endif\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "moved"),
+    [
+        (C_HEADER, True),
+        ('extern "C" {\n#include "a.h"\n}\n', True),
+        ('extern "C" {\n#include <stdio.h>\n}\n', False),  # a system header is C already
+        ('extern "C" int f(void);\n#include "a.h"\n', False),  # no block
+        ('#include <hip/hip_runtime.h>\nextern "C" {\n#include "a.h"\n}\n', False),
+        ('#ifndef __HIPCC__\nextern "C" {\n#include "a.h"\n}\n#endif\n', False),  # hipcc skips it
+        ('// extern "C" {\n#include "a.h"\n', False),
+    ],
+)
+def test_runtime_header_before_c_linkage_block(code: str, moved: bool) -> None:
+    text, rules = _out(code)
+    assert ("HIP132" in rules) == moved
+    assert (GUARD.decode() in text) == moved
+    if moved:
+        opening = "#ifdef __cplusplus\nextern" if "#ifdef __cplusplus" in code else 'extern "C"'
+        assert text.index("#include <hip/hip_runtime.h>") < text.index(opening)
+
+
+@pytest.mark.skipif(
+    shutil.which("hipcc") is None, reason="needs hipcc (apt-get install hipcc libamdhip64-dev)"
+)
+def test_c_source_including_a_converted_header_inside_extern_c_compiles(tmp_path: Path) -> None:
+    import subprocess
+
+    files = {"api.h": C_HEADER, "cu.h": CU_HEADER, "main.c": '#include "api.h"\nint f(void) { return 0; }\n'}
+    for name, code in files.items():
+        (tmp_path / name).write_text(
+            translate(code.encode(), Options(hip_version="5.2", filename=name)).text.decode()
+        )
+    assert "hip_runtime.h" in (tmp_path / "cu.h").read_text()  # the converted header includes it itself
+    cmd = ["hipcc", "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "-c", "-o", "/dev/null", "main.c"]
+    done = subprocess.run(
+        cmd, cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"}
+    )
+    assert done.returncode == 0, done.stderr

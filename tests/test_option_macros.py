@@ -90,6 +90,22 @@ def test_build_file_beside_the_converted_folder(tmp_path: Path) -> None:
     assert ptx_finding(tmp_path, root / "src")["severity"] == "error"
 
 
+@pytest.mark.parametrize(
+    ("kernel_at", "severity"),
+    [("a/k.cu", "warning"), ("include/k.cuh", "error")],
+    ids=["own-project", "shared-header"],
+)
+def test_build_files_define_for_their_own_folder(tmp_path: Path, kernel_at: str, severity: str) -> None:
+    # a tree of projects: b's Makefile turns PTX on for b; a's only when asked. a's kernel stays a
+    # warning; a header under no project's build file may be built by b, so it stays an error
+    root = project(tmp_path, {kernel_at: KERNEL, "a/opts.h": "", "include/opts.h": ""})
+    (root / "k.cu").unlink()
+    (root / "a/Makefile").write_text("PTX_ASM = no\nifeq ($(PTX_ASM),yes)\n  CFLAGS += -DPTX\nendif\n")
+    (root / "b/Makefile").parent.mkdir()
+    (root / "b/Makefile").write_text("CFLAGS += -DPTX\n")
+    assert ptx_finding(tmp_path, root)["severity"] == severity
+
+
 def test_command_line_define(tmp_path: Path) -> None:
     assert ptx_finding(tmp_path, "-D", "PTX=1", project(tmp_path, {}))["severity"] == "error"
 

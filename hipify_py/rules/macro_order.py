@@ -95,6 +95,58 @@ def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     return result
 
 
+_C_LINKAGE = lazy(rb'^[ \t]*extern[ \t]+"C"[ \t]*(?:\n[ \t]*)?\{', re.MULTILINE)
+_QUOTED_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"[^"\n]+"', re.MULTILINE)
+_BLOCK_END = lazy(rb"^\}", re.MULTILINE)
+_CPLUSPLUS_TEST = lazy(
+    rb"[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\b).*\n?"
+)
+
+
+def runtime_before_c_linkage(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
+    """`extern "C" {` around the file's own `#include "x.h"`: if x.h is a converted CUDA header it now
+    includes hip/hip_runtime.h, whose C++ templates cannot have C linkage ("templates must have C++
+    linkage"). nvcc's implicit cuda_runtime.h came before every line; including the runtime header
+    above the block restores that order (its include guard makes the nested include a no-op)."""
+    result = RuleResult()
+    if b'extern "C"' not in ctx.source:
+        return result
+    for block in _C_LINKAGE.finditer(ctx.source):
+        if ctx.is_protected(block.start()) or any(a <= block.start() < b for a, b in ctx.branches.dead):
+            continue
+        end = _BLOCK_END.search(ctx.source, block.end())
+        inner = _QUOTED_INCLUDE.search(ctx.source, block.end(), end.start() if end else len(ctx.source))
+        if inner is None or ctx.is_protected(inner.start()):
+            continue
+        at = _opening_line(ctx, ctx.lines.line_start(block.start()))
+        if _runtime_before(ctx, list(edits), at):
+            return result
+        nl = newline_of(ctx.source)
+        result.edits.append(Edit(at, at, GUARD + nl + b"#include <" + RUNTIME + b">" + nl + b"#endif" + nl))
+        result.diagnostics.append(
+            ctx.diag(
+                "HIP132",
+                inner.start(),
+                inner.end(),
+                'a header included inside `extern "C"` gets C linkage: if it includes HIP\'s runtime '
+                f"header (a converted CUDA header does), its templates fail to compile; {RUNTIME.decode()} "
+                "is included above the block, as nvcc included cuda_runtime.h before every line",
+            )
+        )
+        result.counts["runtime_before_c_linkage"] += 1
+        return result
+    return result
+
+
+def _opening_line(ctx: Context, line: int) -> int:
+    """The `#ifdef __cplusplus` right above an `extern "C" {` line opens the block with it."""
+    before = ctx.source[:line].rstrip(b"\r\n")
+    previous = before.rfind(b"\n") + 1
+    if line and _CPLUSPLUS_TEST.fullmatch(ctx.source, previous, line):
+        return previous
+    return line
+
+
 def _clobbers(ctx: Context, m: re.Match[bytes], names: frozenset[bytes], called: frozenset[bytes]) -> bool:
     name = m.group(1)
     if name not in (called if m.group(2) else names):

@@ -16,6 +16,7 @@ from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.cooperative_groups import cooperative_groups
 from hipify_py.rules.detectors.device_props import device_prop_fields
 from hipify_py.rules.detectors.dynamic_parallelism import dynamic_parallelism
+from hipify_py.rules.detectors.host_math import host_math_calls
 from hipify_py.rules.detectors.inline_asm import inline_ptx
 from hipify_py.rules.detectors.launch_bounds import launch_bounds
 from hipify_py.rules.detectors.libraries import library_usage
@@ -48,6 +49,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
     ),
     (overload_gaps, (b"__shfl", b"atomicAdd")),
     (dim3_from_uint3, (b"make_uint3",)),
+    (host_math_calls, ()),  # a few set lookups: the names come from a per-version table
     (texture_references, (b"texture", b"surface")),
     (dynamic_parallelism, (b"__global__", b"__device__")),
     (cooperative_groups, (b"cooperative_groups",)),
