@@ -58,6 +58,14 @@ def _rows(doc: Mapping[str, object], key: str, sources: Mapping[str, str]) -> tu
 @functools.lru_cache(maxsize=1)
 def load_table(path: Path | None = None) -> tuple[tuple[Rename, ...], tuple[Rename, ...]]:
     """(name rows, header rows)."""
+    if path is None:  # the shipped table: built once per code stamp (hipify_py/derived.py), no YAML import
+        from hipify_py import derived
+
+        return derived.load("version-renames", _build_table)
+    return _build_table(path)
+
+
+def _build_table(path: Path | None = None) -> tuple[tuple[Rename, ...], tuple[Rename, ...]]:
     doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
     return _rows(doc, "names", sources), _rows(doc, "headers", sources)
 

@@ -68,6 +68,9 @@ class RunSettings:
     keep_moves: bool = False  # --verify: keep the edit moves so compiler lines map back (verify/linemap.py)
     # --verify with --diff/--check: (input root, mirror root); translated texts are also written there
     mirror: tuple[str, str] | None = None
+    # --in-place: also translate each written file once more, so the next run finds it a cache hit.
+    # run() turns it off for a few files (see _REMEMBER_WRITTEN_FROM).
+    remember_written: bool = True
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] the user builds with (--verify's, config `defines`)
 
 
@@ -193,9 +196,20 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         outcome.status = Status.ERROR
         outcome.message = f"cannot write {target}: {err.strerror or err}"
         return outcome
-    if settings.mode is Mode.IN_PLACE and settings.cache_dir is not None and text != source:
+    if (
+        settings.mode is Mode.IN_PLACE
+        and settings.cache_dir is not None
+        and text != source
+        and settings.remember_written
+    ):
         outcome.rewritten = _result_of_written(found, text, settings, outcome)
     return outcome
+
+
+# A run that translates fewer files does not translate what it wrote once more: that is the
+# pre-commit hook on a few staged files, whose latency is the user's wait, and the next run translating
+# those few files costs what doing it now would. A tree converted in place is re-run fast (all hits).
+_REMEMBER_WRITTEN_FROM = 16
 
 
 def _result_of_written(
@@ -317,6 +331,8 @@ def run(
     if cache is not None:
         ready = [_from_cache(found, settings, cache) for found in files]
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
+    if len(todo) < _REMEMBER_WRITTEN_FROM:
+        settings = replace(settings, remember_written=False)
     if any(found.kind == "source" for found in todo):
         from hipify_py.parser import warm_up
         from hipify_py.translate import default_tables

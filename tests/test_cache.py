@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import hipify_py
 from hipify_py import cache as cache_mod
+from hipify_py import runner as runner_mod
 from hipify_py.cli import main
 from hipify_py.discover import discover
 from hipify_py.options import Options
@@ -172,6 +173,13 @@ def test_diff_from_cache_equals_fresh_diff(tmp_path: Path) -> None:
     assert "+void f(float **p) { hipMalloc" in cached[0].diff
 
 
+@pytest.fixture
+def _remember_small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These trees have 3 files: make them count as a tree, not a few staged files."""
+    monkeypatch.setattr(runner_mod, "_REMEMBER_WRITTEN_FROM", 1)
+
+
+@pytest.mark.usefixtures("_remember_small_runs")
 def test_in_place_warm_run(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
     first = _run(root, Mode.IN_PLACE)
@@ -184,6 +192,18 @@ def test_in_place_warm_run(tmp_path: Path) -> None:
     assert (root / "a.cu").read_bytes() == converted
 
 
+def test_few_files_in_place_are_not_translated_twice(tmp_path: Path) -> None:
+    """A few staged files (the pre-commit hook): what was written is translated by the next run, not
+    once more by this one; that next run reports what a fresh run reports."""
+    root = _tree(tmp_path / "t")
+    first = _run(root, Mode.IN_PLACE)
+    assert [o.rewritten for o in first] == [None, None, None]
+    again = _run(root, Mode.CHECK)
+    assert _cached(again) == [False, False, True]
+    assert _cached(_run(root, Mode.CHECK)) == [True] * 3
+
+
+@pytest.mark.usefixtures("_remember_small_runs")
 def test_run_after_in_place_reports_what_a_fresh_run_reports(tmp_path: Path) -> None:
     """The cached result of a file the tool wrote is that of translating it anew (no stale findings)."""
     root = tmp_path / "t"
