@@ -298,8 +298,9 @@ def single_file(corpus: Corpus, work: Path, repeat: int, mode: str) -> Figure:
 
     def stage() -> None:
         staged.mkdir(exist_ok=True)
-        # New content every run: the result cache must miss, as for a freshly edited file.
-        text = source.read_bytes() + f"\n// edit {next(counter)}\n".encode()
+        # New content every run, and unlike any earlier call's (the --check figure must not hit what
+        # the --in-place figure cached): the result cache must miss, as for a freshly edited file.
+        text = source.read_bytes() + f"\n// edit {mode} {next(counter)} {time.time_ns()}\n".encode()
         (staged / source.name).write_bytes(text)
 
     target = staged / source.name

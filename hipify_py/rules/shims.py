@@ -10,11 +10,11 @@ and no finding at its uses either.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
+from hipify_py.lazyre import compiled
 from hipify_py.mappings import compare_versions
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
@@ -38,9 +38,7 @@ def insert_shims(ctx: Context) -> RuleResult:
     triggers = _triggers(ctx, shims)
     if not triggers:
         return result
-    pattern = re.compile(
-        rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
-    )
+    pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])")
     uses: dict[str, list[tuple[int, int]]] = {}
     defined: set[str] = set()
     dead = ctx.branches.dead

@@ -16,7 +16,7 @@ from hipify_py import callargs
 from hipify_py.adaptations import Adaptation, rows_for
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import COPY_MARK, Edit
-from hipify_py.lazyre import lazy
+from hipify_py.lazyre import compiled, lazy
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
 
@@ -88,7 +88,7 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
         if b"ffffffff" in ctx.source or b"~0" in ctx.source:  # an unused full-mask #define is harmless
             result.settled.extend(_settled_mask_definitions(ctx, full_mask_names(ctx.source), []))
         return result
-    pattern = re.compile(rb"(?<![\w$])(" + b"|".join(n.encode() for n in present) + rb")(?=\s*\()")
+    pattern = compiled(rb"(?<![\w$])(" + b"|".join(n.encode() for n in present) + rb")(?=\s*\()")
     finder = callargs.CallFinder(ctx.source, ctx.root)
     names = full_mask_names(ctx.source)
     enable: list[Adaptation] = []
@@ -118,7 +118,7 @@ def _settled_mask_definitions(
     """`#define FULL_MASK 0xffffffff` used only as the mask of adapted calls: its HIP202 is settled."""
     settled = []
     for name in names:
-        uses = [m.start() for m, _ in ctx.code_matches(re.compile(rb"(?<![\w$])" + name + rb"(?![\w$])"))]
+        uses = [m.start() for m, _ in ctx.code_matches(compiled(rb"(?<![\w$])" + name + rb"(?![\w$])"))]
         outside = [u for u in uses if not any(a <= u < b for a, b in masks)]
         if len(outside) <= 1:  # the definition itself
             for u in outside:
@@ -223,7 +223,7 @@ def _widen_count(ctx: Context, result: RuleResult, row: Adaptation, call: callar
     if not row.widen:
         return
     before = _COUNT_BEFORE.search(ctx.source, max(0, call.name[0] - 40), call.name[0])
-    after = re.compile(rb"\s*\)").match(ctx.source, call.close + 1)
+    after = compiled(rb"\s*\)").match(ctx.source, call.close + 1)
     if before is None or after is None:
         return
     result.edits.append(Edit(before.start(1), before.end(1), _WIDE_COUNT[before.group(1)]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.lazyre import compiled, lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import ABSENT_CG_FEATURES
 from hipify_py.rules.detectors.common import Scan, match_text, word_start
@@ -60,13 +60,13 @@ def cooperative_groups(ctx: Context, scan: Scan) -> RuleResult:
         return RuleResult()
     result = RuleResult()
     spaces = {b"cooperative_groups"} | {m.group(1) for m in _CG_ALIAS.finditer(src)}
-    cg_use = re.compile(rb"(?:" + b"|".join(sorted(spaces)) + rb")\s*::\s*(\w+)")
+    cg_use = compiled(rb"(?:" + b"|".join(sorted(spaces)) + rb")\s*::\s*(\w+)")
     for m in scan.code(
         cg_use, keep=lambda m: m.group(1) in ABSENT_CG_FEATURES and word_start(src, m.start())
     ):
         msg = f"cooperative_groups::{match_text(m, 1)} does not exist in HIP's cooperative groups (HIP 5.2)"
         result.diagnostics.append(ctx.diag("HIP113", m.start(1), m.end(1), msg))
-    using = re.compile(rb"using\s+namespace\s+(?:::)?(?:" + b"|".join(sorted(spaces)) + rb")\s*;")
+    using = compiled(rb"using\s+namespace\s+(?:::)?(?:" + b"|".join(sorted(spaces)) + rb")\s*;")
     for m in scan.code(_CG_UNQUALIFIED) if using.search(src) else ():
         group = 1 if m.group(1) else 2
         if src[max(0, m.start() - 2) : m.start()] == b"::":

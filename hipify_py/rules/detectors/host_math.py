@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hipify_py import derived
 from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.lazyre import compiled, lazy
 from hipify_py.mappings import mappings_dir, versioned_file
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
@@ -55,7 +55,7 @@ def host_math_calls(ctx: Context, scan: Scan) -> RuleResult:
     if not present:
         return result
     src = ctx.source
-    pattern = re.compile(rb"(?<![\w$.>:])(" + b"|".join(present) + rb")(?=\s*\()")
+    pattern = compiled(rb"(?<![\w$.>:])(" + b"|".join(present) + rb")(?=\s*\()")
     for m in scan.code(pattern):
         name = m.group(1)
         if scan.device.contains(m.start()) or not _surely_host(ctx, m.start()) or _defined_here(src, name):

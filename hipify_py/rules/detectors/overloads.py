@@ -10,7 +10,7 @@ import re
 
 from hipify_py import callargs
 from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.lazyre import compiled, lazy
 from hipify_py.mappings import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import OVERLOAD_GAPS
@@ -34,7 +34,7 @@ def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
     if not present:
         return result
     src = ctx.source
-    pattern = re.compile(rb"(?<![\w$.>])(" + b"|".join(present) + rb")(?=\s*\()")
+    pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(present) + rb")(?=\s*\()")
     for m in scan.code(pattern):
         gap = gaps[m.group(1)]
         call = callargs.from_text(src, (m.start(), m.end()))
@@ -71,7 +71,7 @@ def _type_of(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | None:
 def _declared(ctx: Context, name: bytes, at: int, want_pointer: bool, either: bool = False) -> bytes | None:
     """The type of the last declaration of `name` before `at` in its function, else at file scope.
     `either`: `x[i]` is an element of a `T *x` or of a `T x[N]`."""
-    decl = re.compile(  # one line: a comment's last word before a statement `x = ...` is no type
+    decl = compiled(  # one line: a comment's last word before a statement `x = ...` is no type
         rb"\b([A-Za-z_]\w*)[ \t]*(?:const[ \t]*)?(\*?)[ \t]*(?:const[ \t]+)?"
         rb"(?:__restrict__[ \t]+|__restrict[ \t]+)?" + re.escape(name) + rb"\s*(\[)?(?=\s*[,;)=\[({])"
     )
