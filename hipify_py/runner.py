@@ -399,13 +399,34 @@ def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], set
     for outcome in outcomes:
         if pending(outcome.diagnostics):
             always |= _included_defines(outcome.path, converted)
-    if any(n.startswith(USE) for o in outcomes for d in o.diagnostics for n in d.requires):
-        always |= _operator_uses(outcomes, settings.cache_dir, settings.mode)
+    uses: dict[str | None, set[str]] = {}  # project folder (None: the whole run) -> its operator uses
     for outcome in outcomes:
         if pending(outcome.diagnostics):
-            defined = _build_defines_for(os.path.abspath(outcome.path), by_folder)
+            path = os.path.abspath(outcome.path)
+            defined = _build_defines_for(path, by_folder)
             defined.update(dict.fromkeys(always, ""))
+            if any(n.startswith(USE) for d in outcome.diagnostics for n in d.requires):
+                project = _project_of(path, by_folder)
+                if project not in uses:
+                    members = [
+                        o for o in outcomes if project is None or _under(os.path.abspath(o.path), project)
+                    ]
+                    uses[project] = _operator_uses(members, settings.cache_dir, settings.mode)
+                defined.update(dict.fromkeys(uses[project], ""))
             outcome.diagnostics = settle(outcome.diagnostics, defined)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _project_of(path: str, by_folder: dict[str, dict[str, str]]) -> str | None:
+    """The folder of the outermost build file above `path`: the project whose files may use what `path`
+    defines (a colliding operator in one HeCBench program is not used by the 260 others; a top-level
+    CMakeLists.txt makes the whole repository one project). None: no build file above it, any file of
+    the run may."""
+    mine = [f for f in by_folder if _under(path, f)]
+    return min(mine, key=len) if mine else None
 
 
 def _merge_defines(into: dict[str, str], found: dict[str, str]) -> None:
@@ -420,7 +441,7 @@ def _build_defines_for(path: str, by_folder: dict[str, dict[str, str]]) -> dict[
     no build file of the run (a shared `include/` beside several projects) may be built by any of
     them, so it gets them all: a sibling project's `-DVERIFY` says nothing of this one's build."""
     folder = os.path.dirname(path)
-    mine = [f for f in by_folder if folder == f or folder.startswith(f.rstrip(os.sep) + os.sep)]
+    mine = [f for f in by_folder if folder == f or _under(folder, f)]
     defined: dict[str, str] = {}
     for f in mine or list(by_folder):
         _merge_defines(defined, by_folder[f])

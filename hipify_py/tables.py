@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import (
     CUDA_AT,
     FAMILY_AT,
@@ -90,7 +90,7 @@ class CandidateFinder:
         if not present:
             return iter(())
         alternation = b"|".join(re.escape(n) for n in sorted(present, key=lambda n: (-len(n), n)))
-        return compiled(rb"(?<![\w$])(?:" + alternation + rb")(?![\w$])").finditer(source)
+        return re.compile(rb"(?<![\w$])(?:" + alternation + rb")(?![\w$])").finditer(source)
 
 
 def compile_tables(mappings: Mappings) -> Tables:

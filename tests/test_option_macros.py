@@ -260,6 +260,35 @@ def test_colliding_operator_error_only_when_used(tmp_path: Path, use: str, sever
     assert ("an unused colliding operator compiles" in d["message"]) == (severity == "warning")
 
 
+@pytest.mark.parametrize(
+    ("user_at", "severity"),
+    [("b/main.cu", "warning"), ("a/tests/main.cu", "error")],
+    ids=["other-program", "same-project"],
+)
+def test_operator_uses_count_within_the_project(tmp_path: Path, user_at: str, severity: str) -> None:
+    # two programs side by side (HeCBench's layout): b's use of float2 *= float2 is none of a's business;
+    # a use anywhere under a's top build file is
+    root = tmp_path / "tree"
+    files = {
+        "a/Makefile": "all:\n\tnvcc main.cu\n",
+        "a/src/Makefile": "all:\n\tnvcc cplx.cu\n",
+        "a/src/cplx.cu": COMPLEX_MUL.decode(),
+        "b/Makefile": "all:\n\tnvcc main.cu\n",
+        user_at: "__global__ void k(float2 *p) { float2 v = p[0]; v *= p[1]; p[0] = v; }\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    report = tmp_path / "report.json"
+    CliRunner().invoke(
+        main, ["convert", "--hip-version", "5.2", "--check", "--report", str(report), str(root)]
+    )
+    (found,) = [
+        d for f in json.loads(report.read_text())["files"] for d in f["diagnostics"] if d["rule"] == "HIP127"
+    ]
+    assert found["severity"] == severity
+
+
 def test_operator_uses() -> None:
     from hipify_py.rules.vector_ops import operator_uses
 

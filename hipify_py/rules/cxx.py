@@ -20,7 +20,7 @@ from pathlib import Path
 from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions, mappings_dir, parse_version
 from hipify_py.parser import Node, ancestors
 from hipify_py.rules import RuleResult
@@ -149,7 +149,7 @@ def _device_definitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[
     if not present:
         return []
     found = []
-    pattern = compiled(rb"(?<![\w$])(" + b"|".join(re.escape(n) for n in present) + rb")\s*\(")
+    pattern = re.compile(rb"(?<![\w$])(" + b"|".join(re.escape(n) for n in present) + rb")\s*\(")
     for m in pattern.finditer(ctx.source):
         node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
         if node is None or node.type != "identifier" or ctx.is_protected(m.start()):

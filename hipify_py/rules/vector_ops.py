@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.option_macros import USE
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
@@ -587,7 +587,7 @@ class _Declarations:
             return found
         found = []
         # the literal first: a fast scan (a lookbehind first would try every offset)
-        declarator = compiled(re.escape(name) + rb"(?![\w$])\s*(\[)?(?=\s*[,;=)\[({:])")
+        declarator = re.compile(re.escape(name) + rb"(?![\w$])\s*(\[)?(?=\s*[,;=)\[({:])")
         for m in declarator.finditer(self.source):
             if m.start() and _word(self.source[m.start() - 1]):
                 continue

@@ -118,7 +118,7 @@ def _settled_mask_definitions(
     """`#define FULL_MASK 0xffffffff` used only as the mask of adapted calls: its HIP202 is settled."""
     settled = []
     for name in names:
-        uses = [m.start() for m, _ in ctx.code_matches(compiled(rb"(?<![\w$])" + name + rb"(?![\w$])"))]
+        uses = [m.start() for m, _ in ctx.code_matches(re.compile(rb"(?<![\w$])" + name + rb"(?![\w$])"))]
         outside = [u for u in uses if not any(a <= u < b for a, b in masks)]
         if len(outside) <= 1:  # the definition itself
             for u in outside:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import HIP_DEVICE_PROP_FIELDS, PROP_RENAMES
 from hipify_py.rules.detectors.common import Scan
@@ -18,7 +18,7 @@ def device_prop_fields(ctx: Context, scan: Scan) -> RuleResult:
     variables = {m.group(1) for m in scan.code(_PROP_VAR)}
     if not variables:
         return result
-    access = compiled(rb"\b(" + b"|".join(re.escape(v) for v in variables) + rb")\s*(?:\.|->)\s*(\w+)")
+    access = re.compile(rb"\b(" + b"|".join(re.escape(v) for v in variables) + rb")\s*(?:\.|->)\s*(\w+)")
     for m in scan.code(access):
         field_name = m.group(2)
         if field_name in HIP_DEVICE_PROP_FIELDS:

@@ -8,7 +8,7 @@ import ast
 import re
 
 from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import TYPE_SIZES
@@ -60,7 +60,7 @@ def _declaration_text(ctx: Context, offset: int, name: bytes) -> bytes | None:
         return None
     body_start = node.child_by_field_name("body")
     head_end = body_start.start_byte if body_start is not None else node.end_byte
-    pattern = compiled(rb"([\w:<>\s*&]*?[\s*&])" + re.escape(name) + rb"\s*(?:[,)=;\[])")
+    pattern = re.compile(rb"([\w:<>\s*&]*?[\s*&])" + re.escape(name) + rb"\s*(?:[,)=;\[])")
     head = ctx.source[node.start_byte : head_end]
     m = pattern.search(head)
     if m is None:

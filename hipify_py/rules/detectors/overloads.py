@@ -71,7 +71,7 @@ def _type_of(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | None:
 def _declared(ctx: Context, name: bytes, at: int, want_pointer: bool, either: bool = False) -> bytes | None:
     """The type of the last declaration of `name` before `at` in its function, else at file scope.
     `either`: `x[i]` is an element of a `T *x` or of a `T x[N]`."""
-    decl = compiled(  # one line: a comment's last word before a statement `x = ...` is no type
+    decl = re.compile(  # one line: a comment's last word before a statement `x = ...` is no type
         rb"\b([A-Za-z_]\w*)[ \t]*(?:const[ \t]*)?(\*?)[ \t]*(?:const[ \t]+)?"
         rb"(?:__restrict__[ \t]+|__restrict[ \t]+)?" + re.escape(name) + rb"\s*(\[)?(?=\s*[,;)=\[({])"
     )

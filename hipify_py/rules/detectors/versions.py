@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.rules.detectors.common import Scan, logical_line, match_text, word_start
@@ -88,7 +88,7 @@ def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:
     if not variables:
         return result
     src = ctx.source
-    uses = compiled(rb"(?:" + b"|".join(re.escape(v) for v in variables) + rb")\b")
+    uses = re.compile(rb"(?:" + b"|".join(re.escape(v) for v in variables) + rb")\b")
 
     def compared(m: re.Match[bytes]) -> bool:  # a plain variable (not obj.v / p->v) next to a number
         before = src[m.start() - 1 : m.start()]

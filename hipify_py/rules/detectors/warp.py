@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detector_data import SYNC_WARP_INTRINSICS
@@ -69,7 +69,7 @@ def warp_size_literals(ctx: Context, scan: Scan) -> RuleResult:
         # A 32-slot array is a per-warp/per-lane buffer when its name or an index says so.
         body = scan.device.span_text(src, m.start())
         name = re.escape(m.group(1))
-        indexed = compiled(rb"\b" + name + rb"\s*\[[^\]]*(?:\blane|Lane|[Ww]arp)")
+        indexed = re.compile(rb"\b" + name + rb"\s*\[[^\]]*(?:\blane|Lane|[Ww]arp)")
         if body is not None and (_LANE_WORDS.search(m.group(1)) or indexed.search(body)):
             add(m.start(), m.end(), "__shared__ array of 32 elements: one slot per lane or warp of size 32?")
     for m in scan.code(_WARP_ARITH, device_only=True):
@@ -165,7 +165,7 @@ def _used_only_where_dead(scan: Scan, m: re.Match[bytes]) -> bool:
     if span is None or name is None:
         return False
     src = scan.ctx.source
-    word = compiled(rb"\b" + re.escape(name.encode()) + rb"\b")
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
     uses = [u.start() for u in word.finditer(src, m.end(), span[1])]
     return bool(uses) and all(scan.is_dead(u) for u in uses)
 
