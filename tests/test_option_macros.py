@@ -261,21 +261,25 @@ def test_colliding_operator_error_only_when_used(tmp_path: Path, use: str, sever
 
 
 @pytest.mark.parametrize(
-    ("user_at", "severity"),
-    [("b/main.cu", "warning"), ("a/tests/main.cu", "error")],
-    ids=["other-program", "same-project"],
+    ("user", "severity"),
+    [
+        ("b/main.cu", "warning"),  # another program: it cannot see a's operator
+        ("a/tests/main.cu", "error"),  # includes a header that includes cplx.h
+        ("a/src/other.cu", "warning"),  # a's own file, but it never includes cplx.h
+    ],
+    ids=["other-program", "includes-it", "same-folder-no-include"],
 )
-def test_operator_uses_count_within_the_project(tmp_path: Path, user_at: str, severity: str) -> None:
-    # two programs side by side (HeCBench's layout): b's use of float2 *= float2 is none of a's business;
-    # a use anywhere under a's top build file is
+def test_operator_uses_count_where_the_operator_is_seen(tmp_path: Path, user: str, severity: str) -> None:
     root = tmp_path / "tree"
+    use = "__global__ void k(float2 *p) { float2 v = p[0]; v *= p[1]; p[0] = v; }\n"
     files = {
-        "a/Makefile": "all:\n\tnvcc main.cu\n",
-        "a/src/Makefile": "all:\n\tnvcc cplx.cu\n",
-        "a/src/cplx.cu": COMPLEX_MUL.decode(),
-        "b/Makefile": "all:\n\tnvcc main.cu\n",
-        user_at: "__global__ void k(float2 *p) { float2 v = p[0]; v *= p[1]; p[0] = v; }\n",
+        "a/src/cplx.h": COMPLEX_MUL.decode(),
+        "a/src/math.h": '#include "cplx.h"\n',
+        "a/src/main.cu": '#include "cplx.h"\nint main() { return 0; }\n',
+        "a/tests/main.cu": '#include "../src/math.h"\n',
+        "b/main.cu": "",
     }
+    files[user] = files.get(user, "") + use  # the one use of float2 *= float2, where the case puts it
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
