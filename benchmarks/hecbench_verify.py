@@ -141,9 +141,7 @@ def main() -> None:
             f"{len(common) - len(differ)}/{len(common)}"
         )
         for n in differ:
-            print(
-                f"  differs: {n}: hecbench_rate {_verdict(rate[n])}, verify {_verdict(verdicts[n])}"
-            )
+            print(f"  differs: {n}: hecbench_rate {_verdict(rate[n])}, verify {_verdict(verdicts[n])}")
 
 
 if __name__ == "__main__":
