@@ -407,7 +407,7 @@ def _settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], set
             defined.update(dict.fromkeys(always, ""))
             if any(n.startswith(USE) for d in outcome.diagnostics for n in d.requires):
                 if path not in uses:
-                    seeing = _includers(path, outcomes, settings.mode)
+                    seeing = _includers(path, outcomes, settings.mode, settings.cache_dir)
                     uses[path] = _operator_uses(seeing, settings.cache_dir, settings.mode)
                 defined.update(dict.fromkeys(uses[path], ""))
             outcome.diagnostics = settle(outcome.diagnostics, defined)
@@ -420,32 +420,35 @@ def _on_disk(outcome: FileOutcome, mode: Mode) -> Path:
     return outcome.path
 
 
-def _includers(path: str, outcomes: Sequence[FileOutcome], mode: Mode) -> list[FileOutcome]:
+def _includers(
+    path: str, outcomes: Sequence[FileOutcome], mode: Mode, cache_dir: Path | None = None
+) -> list[FileOutcome]:
     """The file and the files of the run that include it, directly or through other headers: only
     they see an operator it defines (a HeCBench program's operator is none of the 260 others'
-    business; scanning all 1,153 files for uses took 0.9 s of a cold run). Includes are matched by
-    file name, so a same-named header elsewhere counts too (more uses: the finding stays an error)."""
+    business; scanning all 1,153 files for uses took 0.9 s of a cold run). `#include "x.h"` names the
+    file beside the includer when there is one; otherwise (found through a -I directory) any x.h of
+    the run may be it, so it counts (more uses: the finding stays an error)."""
     from hipify_py.option_macros import quoted_includes
 
-    by_name: dict[str, list[FileOutcome]] = {}  # included file name -> the files including it
-    for outcome in outcomes:
-        if outcome.kind != "source":
-            continue
-        try:
-            with open(_on_disk(outcome, mode), "rb") as handle:
-                data = handle.read()
-        except OSError:
+    def includes(data: bytes) -> list[str]:
+        return sorted(set(quoted_includes(data))) if b"include" in data else []
+
+    by_name: dict[str, list[tuple[FileOutcome, str]]] = {}  # file name -> (includer, as written)
+    for outcome, included in _scanned(outcomes, mode, cache_dir, "quoted-includes", includes):
+        if included is None:
             return list(outcomes)  # unknown includes: any file may see it
-        if b"include" in data:
-            for name in {os.path.basename(inc) for inc in quoted_includes(data)}:
-                by_name.setdefault(name, []).append(outcome)
+        for inc in included:
+            by_name.setdefault(os.path.basename(inc), []).append((outcome, inc))
     seen = {o.path: o for o in outcomes if os.path.abspath(o.path) == path}
     todo = [path]
     while todo:
-        for outcome in by_name.get(os.path.basename(todo.pop()), ()):
-            if outcome.path not in seen:
-                seen[outcome.path] = outcome
-                todo.append(os.path.abspath(outcome.path))
+        target = todo.pop()
+        for outcome, inc in by_name.get(os.path.basename(target), ()):
+            beside = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(outcome.path)), inc))
+            if outcome.path in seen or (beside != target and os.path.isfile(beside)):
+                continue  # seen, or it includes another file of that name
+            seen[outcome.path] = outcome
+            todo.append(os.path.abspath(outcome.path))
     return list(seen.values())
 
 
@@ -475,18 +478,32 @@ def _build_defines_for(path: str, by_folder: dict[str, dict[str, str]]) -> dict[
 def _operator_uses(
     outcomes: Sequence[FileOutcome], cache_dir: Path | None = None, mode: Mode = Mode.CHECK
 ) -> set[str]:
-    """The vector operator uses of every source of the run (vector_ops.operator_uses), for a colliding
-    operator (HIP127) that is an error only where something uses it. Read again here, only when such a
-    finding waits: a per-file scan in every worker would tax every run for a rare finding. The scan of
-    each content is kept in the cache directory (by content hash and code stamp); the run already knows
-    the hash of what is on disk (the cache's stat index, or what --in-place wrote), so a warm run reads
-    no file again (1,153 files: 0.65 s of scanning otherwise, ~0.05 s of reading and hashing)."""
+    """The vector operator uses of these sources (vector_ops.operator_uses), for a colliding operator
+    (HIP127) that is an error only where something uses it. Read again here, only when such a finding
+    waits: a per-file scan in every worker would tax every run for a rare finding."""
     from hipify_py.rules.vector_ops import operator_uses
 
-    store = derived.path_for("operator-uses", (), cache_dir) if cache_dir is not None else None
-    known = _read_uses(store)
-    new: dict[str, tuple[str, ...]] = {}
     uses: set[str] = set()
+    for _, found in _scanned(outcomes, mode, cache_dir, "operator-uses", operator_uses):
+        uses.update(found if found is not None else (f"{USE}? ?",))  # unreadable: it may use anything
+    return uses
+
+
+def _scanned(
+    outcomes: Sequence[FileOutcome],
+    mode: Mode,
+    cache_dir: Path | None,
+    name: str,
+    scan: Callable[[bytes], Iterable[str]],
+) -> list[tuple[FileOutcome, tuple[str, ...] | None]]:
+    """`scan` of each source's text as it is on disk (None: unreadable). Results are kept in the cache
+    directory by content hash (and code stamp); the run already knows the hash of what is on disk (the
+    cache's stat index, or what --in-place wrote), so a warm run reads no file again (1,153 files:
+    0.65 s of scanning operator uses otherwise, ~0.05 s of reading and hashing)."""
+    store = derived.path_for(name, (), cache_dir) if cache_dir is not None else None
+    known = _read_scans(store)
+    new: dict[str, tuple[str, ...]] = {}
+    out: list[tuple[FileOutcome, tuple[str, ...] | None]] = []
     for outcome in outcomes:
         if outcome.kind != "source":
             continue
@@ -498,19 +515,19 @@ def _operator_uses(
                 with open(path, "rb") as handle:
                     data = handle.read()
             except OSError:
-                uses.add(f"{USE}? ?")  # unreadable: it may use anything
+                out.append((outcome, None))
                 continue
             digest = content_hash(data)
             found = known.get(digest)
             if found is None:
-                found = new[digest] = tuple(operator_uses(data))
-        uses.update(found)
+                found = new[digest] = tuple(scan(data))
+        out.append((outcome, found))
     if store is not None and new:
-        _write_uses(store, {**known, **new})
-    return uses
+        _write_scans(store, {**known, **new})
+    return out
 
 
-def _read_uses(path: Path | None) -> dict[str, tuple[str, ...]]:
+def _read_scans(path: Path | None) -> dict[str, tuple[str, ...]]:
     import marshal
 
     try:
@@ -521,7 +538,7 @@ def _read_uses(path: Path | None) -> dict[str, tuple[str, ...]]:
     return data if isinstance(data, dict) else {}
 
 
-def _write_uses(path: Path, uses: dict[str, tuple[str, ...]]) -> None:
+def _write_scans(path: Path, uses: dict[str, tuple[str, ...]]) -> None:
     import contextlib
     import marshal
 

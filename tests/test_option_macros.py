@@ -263,7 +263,7 @@ def test_colliding_operator_error_only_when_used(tmp_path: Path, use: str, sever
 @pytest.mark.parametrize(
     ("user", "severity"),
     [
-        ("b/main.cu", "warning"),  # another program: it cannot see a's operator
+        ("b/main.cu", "warning"),  # another program (its own cplx.h): it cannot see a's operator
         ("a/tests/main.cu", "error"),  # includes a header that includes cplx.h
         ("a/src/other.cu", "warning"),  # a's own file, but it never includes cplx.h
     ],
@@ -277,7 +277,8 @@ def test_operator_uses_count_where_the_operator_is_seen(tmp_path: Path, user: st
         "a/src/math.h": '#include "cplx.h"\n',
         "a/src/main.cu": '#include "cplx.h"\nint main() { return 0; }\n',
         "a/tests/main.cu": '#include "../src/math.h"\n',
-        "b/main.cu": "",
+        "b/cplx.h": "// b's own header of that name\n",
+        "b/main.cu": '#include "cplx.h"\n',
     }
     files[user] = files.get(user, "") + use  # the one use of float2 *= float2, where the case puts it
     for name, text in files.items():
