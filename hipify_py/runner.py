@@ -732,6 +732,10 @@ def _iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterat
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    if context.get_start_method() == "fork" and any(found.kind == "source" for found in files):
+        from hipify_py.translate import preload_rule_tables
+
+        preload_rule_tables(settings.options)
     chunk = max(1, min(64, len(files) // (jobs * 4)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
         try:

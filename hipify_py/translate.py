@@ -85,6 +85,27 @@ def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
     return compile_tables(load_mappings(extra_mappings))
 
 
+def preload_rule_tables(options: Options) -> None:
+    """Load every table a rule loads on first use, for the target: before a pool forks, so each
+    worker inherits them instead of reading (on a cold cache: building from YAML) its own copy."""
+    from hipify_py import adaptations, renames, shims
+    from hipify_py.rules import brace_assign, calls, cxx, device_casts, macro_order
+    from hipify_py.rules.detectors import host_math
+
+    version = options.hip_version
+    for load in (
+        calls.load_call_table,
+        device_casts.load_casts,
+        brace_assign.load_facts,
+        cxx.hip_device_functions,
+        macro_order.hip_identifiers,
+        host_math.device_only_math,
+    ):
+        load(version)
+    for table in (adaptations.load_table, renames.load_table, shims.load_table):
+        table()
+
+
 def _shipped_tables() -> Tables:
     return compile_tables(load_mappings())
 
