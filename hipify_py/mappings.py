@@ -198,6 +198,17 @@ def versioned_file(directory: Path, prefix: str, target: str | None) -> tuple[st
     return chosen, files[chosen]
 
 
+def read_versioned(directory: Path, prefix: str, target: str | None) -> tuple[str, Mapping[str, Any]]:
+    """(HIP version, YAML document) of the probe table `versioned_file` picks; ("", {}) when there is
+    none. YAML is imported here only: runs served by the translation cache never need it."""
+    version, path = versioned_file(directory, prefix, target)
+    if path is None:
+        return "", {}
+    import yaml
+
+    return version, yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+
+
 def mappings_dir() -> Path:
     """The repo checkout's mappings/ when running from source, else the installed package data."""
     package = Path(__file__).resolve().parent

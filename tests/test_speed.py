@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,8 @@ import hipify_py.context
 from hipify_py.options import Options
 from hipify_py.tables import identifiers_of
 from hipify_py.translate import translate
+
+REPO = Path(__file__).resolve().parent.parent
 
 HOST_ONLY = b"""// a host-only helper: nothing CUDA in it
 #include <stdio.h>
@@ -100,3 +103,29 @@ def test_ten_megabyte_file_completes_with_work_per_token() -> None:
     assert result.text.count(b"hipLaunchKernelGGL(scale_") == copies
     assert result.text.count(b"// cudaMalloc in a comment stays") == copies
     assert len(result.diagnostics) == len(one.diagnostics) * copies
+
+
+def test_pool_preload_covers_every_rule_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table a rule loads that preload_rule_tables does not would be loaded again in every worker."""
+    import sys
+
+    from hipify_py import derived
+    from hipify_py.translate import default_tables, preload_rule_tables
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("hipify_py")]:
+        for value in list(vars(module).values()):
+            if (
+                callable(getattr(value, "cache_clear", None))
+                and getattr(value, "__module__", "") == module.__name__
+            ):
+                value.cache_clear()
+    options = Options(hip_version="5.2")
+    default_tables()
+    preload_rule_tables(options)
+    loaded: list[str] = []
+    real = derived.load
+    monkeypatch.setattr(derived, "load", lambda name, *a, **k: loaded.append(name) or real(name, *a, **k))
+    rich = sorted((REPO / "examples").rglob("*.cu")) + sorted((REPO / "tests/fixtures").rglob("*.cu"))[:200]
+    for path in rich:
+        translate(path.read_bytes(), Options(hip_version="5.2", filename=path.name))
+    assert loaded == []

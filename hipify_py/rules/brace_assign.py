@@ -24,7 +24,7 @@ from hipify_py.context import Context
 from hipify_py.declared import declared_type, member_type
 from hipify_py.edits import Edit
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.parser import Node, ancestors
 from hipify_py.rules import RuleResult
 
@@ -48,12 +48,7 @@ def load_facts(hip_version: str | None = None, directory: Path | None = None) ->
 
 
 def _build_facts(hip_version: str | None, directory: Path | None = None) -> Mapping[bytes, TypeFacts]:
-    _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
-    if path is None:
-        return {}
-    import yaml  # why here: runs served by the translation cache never need it
-
-    data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
     facts: dict[bytes, TypeFacts] = {}
     for row in data.get("types") or ():
         fact = TypeFacts(row["hip"].encode(), frozenset(row["rewrite"]), frozenset(row["unresolved"]))

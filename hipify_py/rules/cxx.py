@@ -21,7 +21,7 @@ from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import compare_versions, mappings_dir, parse_version
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.parser import Node, ancestors
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
@@ -49,7 +49,7 @@ def drop_register(ctx: Context) -> RuleResult:
 
 
 # -- device functions HIP defines ------------------------------------------------------------------
-DEVICE_GLOB = "hip-device-functions-*.yaml"
+DEVICE_PREFIX = "hip-device-functions-"
 
 
 @functools.lru_cache(maxsize=8)
@@ -65,18 +65,7 @@ def hip_device_functions(
 def _build_device_functions(
     hip_version: str | None, directory: Path | None = None
 ) -> Mapping[bytes, frozenset]:
-    directory = directory or mappings_dir()
-    files = {p.name[len("hip-device-functions-") : -len(".yaml")]: p for p in directory.glob(DEVICE_GLOB)}
-    if not files:
-        return {}
-    versions = sorted(files, key=parse_version)
-    chosen = versions[0]
-    for version in versions:
-        if not hip_version or compare_versions(version, hip_version) <= 0:
-            chosen = version
-    import yaml  # why here: runs served by the translation cache never need it
-
-    data = yaml.load(files[chosen].read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    _, data = read_versioned(directory or mappings_dir(), DEVICE_PREFIX, hip_version)
     table: dict[bytes, set[tuple[str, ...]]] = {}
     for row in data.get("functions") or ():
         table.setdefault(row["name"].encode(), set()).add(tuple(normal_type(p) for p in row["params"]))

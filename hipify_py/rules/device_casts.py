@@ -26,7 +26,7 @@ from hipify_py.callargs import Call, CallFinder
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.declared import expression_type, normal
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.rules import RuleResult
 from hipify_py.tables import CandidateFinder
 
@@ -58,16 +58,13 @@ def load_casts(hip_version: str | None = None, directory: Path | None = None) ->
 
 
 def _build_casts(hip_version: str | None, directory: Path | None = None) -> CastTable:
-    _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
+    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
     casts: dict[bytes, list[Cast]] = {}
     returns: dict[bytes, bytes] = {}
     # 64-bit lane masks on AMD (`__ballot_sync` -> `__ballot`): the warp-sync rule picks the count
     # function for them (__ffs -> __ffsll) and HIP's __ffsll takes them exactly: their type is HIP's
     wide = {name.encode() for row in load_adaptations() if row.widen for name in (row.cuda, row.hip) if name}
-    if path is not None:
-        import yaml  # why here: runs served by the translation cache never need it
-
-        data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    if data:
         for row in data.get("casts") or ():
             casts.setdefault(row["cuda"].encode(), []).append(
                 Cast(

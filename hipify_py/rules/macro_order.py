@@ -25,7 +25,7 @@ from hipify_py import derived
 from hipify_py.context import REWRITABLE, Context
 from hipify_py.edits import Edit
 from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.rules import RuleResult
 from hipify_py.source import newline_of
 
@@ -50,12 +50,7 @@ def hip_identifiers(
 def _build_identifiers(
     hip_version: str | None, directory: Path | None = None
 ) -> tuple[frozenset[bytes], frozenset[bytes]]:
-    _, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
-    if path is None:
-        return frozenset(), frozenset()
-    import yaml  # why here: runs served by the translation cache never need it
-
-    data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
     return (
         frozenset(w.encode() for w in str(data.get("identifiers") or "").split()),
         frozenset(w.encode() for w in str(data.get("called") or "").split()),

@@ -18,7 +18,7 @@ from pathlib import Path
 from hipify_py import derived
 from hipify_py.context import Context
 from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import mappings_dir, versioned_file
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
@@ -39,12 +39,7 @@ def device_only_math(
 
 
 def _build(hip_version: str | None, directory: Path | None = None) -> tuple[str, frozenset[bytes]]:
-    version, path = versioned_file(directory or mappings_dir(), PREFIX, hip_version)
-    if path is None:
-        return "", frozenset()
-    import yaml  # why here: runs served by the translation cache never need it
-
-    data = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
     return version, frozenset(str(n).encode() for n in data.get("device_only") or ())
 
 
