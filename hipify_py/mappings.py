@@ -515,6 +515,17 @@ class Built(Mapping[K, V]):
             value = self._built[key] = self._make(self._records[key])
             return value
 
+    def get(self, key: K, default: Any = None) -> Any:
+        # why not Mapping.get: it goes through __getitem__ and a KeyError for every absent name
+        value = self._built.get(key)
+        if value is not None:
+            return value
+        record = self._records.get(key)
+        if record is None:
+            return default
+        value = self._built[key] = self._make(record)
+        return value
+
     def __contains__(self, key: object) -> bool:
         return key in self._records
 

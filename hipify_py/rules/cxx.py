@@ -134,7 +134,7 @@ def guard_device_redefinitions(ctx: Context) -> RuleResult:
 
 
 def _device_definitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[tuple[Node, Node]]:
-    present = sorted(name for name in table if name in ctx.source)
+    present = sorted(table.keys() & ctx.identifiers)  # why not `in ctx.source`: one C-level set op
     if not present:
         return []
     found = []

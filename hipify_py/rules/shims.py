@@ -74,11 +74,14 @@ def _triggers(ctx: Context, shims: Mapping[str, Shim]) -> dict[bytes, str]:
         return {}
     wanted = {name.encode(): name for name in shims}
     found: dict[bytes, str] = {}
-    for token in ctx.identifiers:
+    names = ctx.tables.names
+    # why the intersections (C-level): a file has thousands of identifiers, a few of them mapped names
+    present = ctx.identifiers & ctx.tables.candidates.keys  # every mapped name is a candidate
+    for token in present.union(ctx.identifiers.intersection(wanted)):
         if token in wanted:
             found[token] = wanted[token]
             continue
-        entry = ctx.tables.names.get(token)
+        entry = names.get(token)
         if entry is not None and entry.hip is not None and entry.hip.encode() in wanted:
             found[token] = entry.hip
     return found
