@@ -105,7 +105,7 @@ class Context:
 
         # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
         # unless this file defines them itself
-        unmapped = [n for n in self.tables.unmapped_guards if n in self.source]
+        unmapped = self.tables.unmapped_guards & self.identifiers
         if unmapped:
             own = set(re.findall(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", self.source, re.MULTILINE))
             return dead_branches(self.source, frozenset(unmapped) - own)

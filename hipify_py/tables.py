@@ -46,6 +46,8 @@ class Tables:
     header_prefixes: tuple[tuple[bytes, Header], ...] = ()
     # guard macros of CUDA headers with no HIP counterpart (mappings/guards.yaml): undefined under hipcc
     unmapped_guards: frozenset[bytes] = frozenset()
+    # every CUDA macro guards.yaml maps: a file naming none of them has no guard to rewrite
+    guard_names: frozenset[bytes] = frozenset()
 
 
 def _needs_attention(record: tuple) -> bool:
@@ -131,4 +133,5 @@ def compile_tables(mappings: Mappings) -> Tables:
         {k: tuple(v) for k, v in nested.items()},
         prefixes,
         unmapped,
+        frozenset(name.encode() for name in mappings.guards),
     )

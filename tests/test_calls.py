@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
+from conftest import load_script
 
 from hipify_py.options import Options
 from hipify_py.rules.calls import load_call_table
@@ -19,18 +17,9 @@ REPO = Path(__file__).resolve().parent.parent
 SRC = REPO.parent / "shared" / "data" / "hipify-call-adaptations" / "call-adaptations.yaml"
 
 
-def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(not SRC.is_file(), reason="HIPIFY call-adaptation data not present")
 def test_generated_table_is_current() -> None:
-    assert _script("gen_call_adaptations").main(["--check"]) == 0, "run scripts/gen_call_adaptations.py"
+    assert load_script("gen_call_adaptations").main(["--check"]) == 0, "run scripts/gen_call_adaptations.py"
 
 
 def test_generator_refuses_prose_values(tmp_path: Path) -> None:
@@ -39,7 +28,7 @@ def test_generator_refuses_prose_values(tmp_path: Path) -> None:
         "calls:\n- cuda: f\n  target: hip\n  changes:\n"
         "  - {arg: 0, op: insert_const, value: 'the size, doubled'}\n"
     )
-    gen = _script("gen_call_adaptations")
+    gen = load_script("gen_call_adaptations")
     with pytest.raises(gen.GenerationError, match="neither a C token"):
         gen.generate(src)
 
@@ -109,11 +98,11 @@ CUDA = Path("/usr/local/cuda/include") if Path("/usr/local/cuda/include").is_dir
 
 
 @pytest.mark.skipif(
-    shutil.which("hipcc") is None or _script("probe_calls")._default_cuda_include() is None,
+    shutil.which("hipcc") is None or load_script("probe_calls")._default_cuda_include() is None,
     reason="needs hipcc and CUDA headers (cuda_runtime_api.h) to re-probe",
 )
 def test_committed_probe_facts_match_the_installed_headers() -> None:
-    probe = _script("probe_calls")
+    probe = load_script("probe_calls")
     version = probe.hip_version(shutil.which("hipcc"))
     out = REPO / "mappings" / f"call-probes-{version}.yaml"
     if not out.is_file():

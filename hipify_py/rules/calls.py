@@ -144,7 +144,7 @@ def adapt_calls(ctx: Context) -> RuleResult:
     result = RuleResult()
     table = load_call_table(ctx.options.hip_version)
     finder: CallFinder | None = None
-    for m in table.finder.finditer(ctx.source):
+    for m in table.finder.finditer(ctx.source, ctx.identifiers):
         name = m.group()
         entry = ctx.tables.names.get(name)
         target = written_target(entry, ctx.options.roc) if entry is not None else None

@@ -35,7 +35,7 @@ def guard_target(guard: Guard, options: Options) -> str | None:
 def rewrite_guards(ctx: Context) -> RuleResult:
     result = RuleResult()
     guards = ctx.tables.mappings.guards
-    if not guards or b"#" not in ctx.source:
+    if not guards or b"#" not in ctx.source or ctx.identifiers.isdisjoint(ctx.tables.guard_names):
         return result
     own: set[bytes] | None = None  # macros this file defines itself (computed on the first hit)
     for start, end, kind, _ in directives(ctx.source):

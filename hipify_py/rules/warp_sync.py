@@ -83,7 +83,7 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
     if not target:
         return result
     rows = rows_for(target)
-    present = [name for name in rows if name.encode() in ctx.source]
+    present = [name for name in rows if name.encode() in ctx.identifiers]
     if not present:
         if b"ffffffff" in ctx.source or b"~0" in ctx.source:  # an unused full-mask #define is harmless
             result.settled.extend(_settled_mask_definitions(ctx, full_mask_names(ctx.source), []))
