@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py import derived
 from hipify_py.mappings import compare_versions, mappings_dir
@@ -19,8 +19,7 @@ TABLE_NAME = "version-adaptations.yaml"
 OPERATIONS = frozenset({"drop-mask", "widen-mask", "replace-call", "missing"})
 
 
-@dataclass(frozen=True)
-class Partial:
+class Partial(NamedTuple):
     """What a drop-mask row writes for a mask that is not full: before + hip(args) + after."""
 
     hip: str
@@ -28,8 +27,7 @@ class Partial:
     after: str  # may hold {mask}: a copy of the mask argument (with the other rules' edits in it)
 
 
-@dataclass(frozen=True)
-class Adaptation:
+class Adaptation(NamedTuple):
     cuda: str
     op: str
     source: str  # where the fact comes from (the table's `sources` text)

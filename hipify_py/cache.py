@@ -24,10 +24,9 @@ import marshal
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
+from typing import Any, NamedTuple
 
 from hipify_py.fileio import atomic_write
 
@@ -54,8 +53,7 @@ def text_hash(*parts: str) -> str:
     return content_hash("\0".join(parts).encode("utf-8", "surrogateescape"))
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """What a translation produced, without the text (that lives in a blob when needed)."""
 
     changed: bool

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
+from typing import NamedTuple
 
 
 class Severity(IntEnum):
@@ -21,8 +21,7 @@ class Severity(IntEnum):
         return cls[text.strip().upper()]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     id: str  # stable, e.g. "HIP201"
     name: str  # short kebab-case name, e.g. "warp-size-literal"
     severity: Severity
@@ -31,8 +30,7 @@ class Rule:
     docs: str  # longer explanation for `hipify-py explain`
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     rule: str  # rule id
     severity: Severity
     start: int  # byte offset in the ORIGINAL source

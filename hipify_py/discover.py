@@ -5,8 +5,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SOURCE_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 BUILD_FILE_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
@@ -17,15 +17,13 @@ SKIP_DIRS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     path: Path
     root: Path  # the directory given on the command line (or the file's parent for a file)
     kind: str  # "source" or "build"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     path: Path
     message: str
 

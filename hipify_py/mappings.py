@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from hipify_py import __version__
 from hipify_py.lazyre import lazy
@@ -50,8 +50,7 @@ CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
 CACHE_FORMAT = 3  # bump when the cached payload layout changes
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     cuda: str
     hip: str | None
     family: str
@@ -80,8 +79,7 @@ class Entry:
         return self.hip is not None
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     cuda: str
     hip: str | None
     family: str
@@ -91,16 +89,14 @@ class Header:
     hip_added: str = ""  # first HIP release shipping the header, when headers.yaml says so
 
 
-@dataclass(frozen=True)
-class Namespace:
+class Namespace(NamedTuple):
     cuda: str
     hip: str | None
     family: str
     note: str = ""
 
 
-@dataclass(frozen=True)
-class Guard:
+class Guard(NamedTuple):
     """A CUDA header's include guard or feature macro, and the macro its HIP counterpart defines.
 
     `hip` None: the HIP side defines nothing alike (code under the guard is dropped on ROCm).
@@ -125,8 +121,7 @@ class Guard:
         )
 
 
-@dataclass(frozen=True)
-class IncludeNeed:
+class IncludeNeed(NamedTuple):
     """A HIP header that does not compile on its own: `needs` must be included before it."""
 
     hip: str
@@ -153,11 +148,11 @@ class Mappings:
     include_needs: Mapping[str, IncludeNeed] = dataclasses.field(default_factory=dict)  # by HIP header
 
 
-ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Entry))
-HEADER_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Header))
-NAMESPACE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Namespace))
-GUARD_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Guard))
-INCLUDE_NEED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(IncludeNeed))
+ENTRY_FIELDS: tuple[str, ...] = Entry._fields
+HEADER_FIELDS: tuple[str, ...] = Header._fields
+NAMESPACE_FIELDS: tuple[str, ...] = Namespace._fields
+GUARD_FIELDS: tuple[str, ...] = Guard._fields
+INCLUDE_NEED_FIELDS: tuple[str, ...] = IncludeNeed._fields
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 _VERSION_PART = lazy(r"\d+")
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from hipify_py.diagnostics import Diagnostic, Severity
@@ -250,7 +249,7 @@ def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> lis
     for d in diagnostics:
         missing = [n for n in d.requires if not _present(n, defined)] if d.severity is Severity.ERROR else []
         if missing:
-            d = replace(d, severity=Severity.WARNING, message=f"{d.message} ({_why(missing[0], defined)})")
+            d = d._replace(severity=Severity.WARNING, message=f"{d.message} ({_why(missing[0], defined)})")
         out.append(d)
     return out
 

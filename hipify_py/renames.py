@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py.mappings import mappings_dir
 from hipify_py.versioned import holds_for, one_per_name, range_text, read_table
@@ -22,8 +22,7 @@ class TableError(ValueError):
     """A malformed row in the rename table (a bug in the shipped data: tests load it)."""
 
 
-@dataclass(frozen=True)
-class Rename:
+class Rename(NamedTuple):
     cuda: str
     hip: str
     source: str
@@ -38,8 +37,7 @@ class Rename:
         return range_text(self.since, self.until)
 
 
-@dataclass(frozen=True)
-class Renames:
+class Renames(NamedTuple):
     names: Mapping[bytes, Rename]
     headers: Mapping[bytes, Rename]
 

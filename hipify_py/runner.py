@@ -600,7 +600,7 @@ def _open_cache(files: Sequence[Found], settings: RunSettings) -> ResultCache | 
     return ResultCache(settings.cache_dir, project, digest)
 
 
-_DIAGNOSTIC_FIELDS: tuple[str, ...] = tuple(Diagnostic.__dataclass_fields__)
+_DIAGNOSTIC_FIELDS: tuple[str, ...] = Diagnostic._fields
 
 
 def _remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: RunSettings) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from string import Template
+from typing import NamedTuple
 
 from hipify_py.mappings import mappings_dir
 from hipify_py.versioned import holds_for, one_per_name, read_table
@@ -24,16 +24,14 @@ class TableError(ValueError):
     """A malformed row in the shim table (a bug in the shipped data: tests load it)."""
 
 
-@dataclass(frozen=True)
-class Cases:
+class Cases(NamedTuple):
     """One `case` line per enumerator the tables map from `cuda`* to `hip`* (existing at the target)."""
 
     cuda: str
     hip: str
 
 
-@dataclass(frozen=True)
-class Shim:
+class Shim(NamedTuple):
     name: str  # the HIP name the translated code calls
     code: str  # the definition (may hold ${cases})
     source: str  # where the fact comes from

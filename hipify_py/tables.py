@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from hipify_py.lazyre import lazy
 from hipify_py.mappings import (
@@ -59,7 +60,7 @@ def _records(entries: Mapping[str, Entry]) -> dict[str, tuple[str, tuple]]:
     """CUDA name -> (packed record, field tuple), without making Entry objects from a Built mapping."""
     if isinstance(entries, Built):
         return {name: (packed, unpack(packed)) for name, packed in entries.packed().items()}
-    return {name: (pack(t), t) for name, entry in entries.items() for t in [dataclasses.astuple(entry)]}
+    return {name: (pack(t), t) for name, entry in entries.items() for t in [tuple(entry)]}
 
 
 _IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
@@ -73,8 +74,7 @@ def identifiers_of(source: bytes) -> frozenset[bytes]:
     return frozenset(_IDENTIFIER.findall(source))
 
 
-@dataclass(frozen=True)
-class CandidateFinder:
+class CandidateFinder(NamedTuple):
     """Finds every whole-identifier occurrence of a known CUDA name in a file.
 
     Scanning with a 10k-name (or even a few-hundred-prefix) alternation is slow in Python's regex

@@ -14,8 +14,8 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py.lazyre import lazy
 
@@ -31,15 +31,13 @@ _BANNER = lazy(r"HIP version:\s*(\d+)\.(\d+)(?:\.(\d+))?")
 _CACHE_FILE = "hip-version-probe.json"
 
 
-@dataclass(frozen=True)
-class Installed:
+class Installed(NamedTuple):
     version: str  # "5.2"
     full: str  # "5.2.21153"
     where: str  # "hipcc at /usr/bin/hipcc" or "/opt/rocm/include/hip/hip_version.h"
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     version: str | None  # "X.Y"; None only when the tables carry no version at all
     origin: str  # FROM_OPTION, FROM_CONFIG, FROM_INSTALLED or FROM_TABLES
     detail: str = ""  # the config file, the installed compiler/header, ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py import derived
@@ -164,7 +164,7 @@ def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Dia
     out = []
     for d in diagnostics:
         needs = option_macros(spans, d.start) if d.severity is Severity.ERROR else ()
-        out.append(replace(d, requires=tuple(sorted({*d.requires, *needs}))) if needs else d)
+        out.append(d._replace(requires=tuple(sorted({*d.requires, *needs}))) if needs else d)
     return out
 
 

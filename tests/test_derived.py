@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from pathlib import Path
 
@@ -99,7 +98,7 @@ def test_packed_entries_are_the_entries() -> None:
     from hipify_py.mappings import Built, Entry, make_entry, pack, unpack
 
     entry = Entry("cudaFoo", None, "runtime", group="g\tx", roc="rocFoo", note="a note, with spaces")
-    record = dataclasses.astuple(entry)
+    record = tuple(entry)
     assert unpack(pack(record)) == record and make_entry(pack(record)) == entry
     built = Built({"cudaFoo": pack(record)}, make_entry)
     assert built["cudaFoo"] is built["cudaFoo"] == entry and "cudaFoo" in built and list(built) == ["cudaFoo"]

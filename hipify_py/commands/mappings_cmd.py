@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import json
 import re
@@ -112,7 +111,7 @@ def format_entry(mappings: Mappings, entry: Entry) -> list[str]:
 
 def entry_json(mappings: Mappings, entry: Entry) -> dict[str, object]:
     return {
-        **dataclasses.asdict(entry),
+        **entry._asdict(),
         "supported": entry.supported,
         "status": status_words(entry),
         "absent_in_hip": mappings.absent_in.get(entry.hip or ""),

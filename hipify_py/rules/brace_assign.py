@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py import derived
 from hipify_py.context import Context
@@ -32,8 +32,7 @@ PREFIX = "brace-assign-"
 _ASSIGN = lazy(rb"(?<![=!<>+\-*/%&|^])=\s*\{")
 
 
-@dataclass(frozen=True)
-class TypeFacts:
+class TypeFacts(NamedTuple):
     hip: bytes  # HIP's name of the type
     rewrite: frozenset[int]  # element counts where `x = hip{...}` is CUDA's meaning
     unresolved: frozenset[int]  # element counts HIP rejects and `hip{...}` would change

@@ -19,9 +19,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hipify_py import callargs, derived
 from hipify_py.callargs import Call, CallFinder
@@ -36,8 +35,7 @@ TABLE_FILE = "call-adaptations.yaml"
 PROBES_GLOB = "call-probes-*.yaml"
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     cuda: str
     target: str  # hip | roc | miopen
     op: str  # wrap | remove | insert_const | copy_argument | move_argument | replace_with_const
@@ -69,8 +67,7 @@ class Change:
         )
 
 
-@dataclass(frozen=True)
-class CallTable:
+class CallTable(NamedTuple):
     changes: Mapping[bytes, tuple[Change, ...]]
     overloads: Mapping[bytes, Mapping[int, bytes]]  # cuda name -> argument count -> hip name
     # cuda name -> (fewest, most) arguments any CUDA declaration accepts, and the C declaration's count

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hipify_py.context import Context
 from hipify_py.edits import Edit
@@ -81,8 +81,7 @@ def check_collisions(ctx: Context) -> RuleResult:
     return result
 
 
-@dataclass(frozen=True)
-class _Renamer:
+class _Renamer(NamedTuple):
     """Token text of a subtree after renaming (comments dropped), to compare code as hipcc will see it."""
 
     ctx: Context
@@ -118,8 +117,7 @@ class _Renamer:
 # -- overloads --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Unit:
+class _Unit(NamedTuple):
     """One function (or class template specialization) that may collide with another."""
 
     node: Node  # what gets disabled: the definition, with its `template <...>` header

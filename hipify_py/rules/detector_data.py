@@ -6,7 +6,7 @@ the CUDA 12 programming guide for the CUDA side.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hipify_py.lazyre import lazy
 
@@ -202,8 +202,7 @@ HALF_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class OverloadGap:
+class OverloadGap(NamedTuple):
     functions: tuple[bytes, ...]
     arg: int
     pointer: bool

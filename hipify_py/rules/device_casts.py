@@ -17,8 +17,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py import callargs, derived
 from hipify_py.adaptations import load_table as load_adaptations
@@ -34,8 +34,7 @@ PREFIX = "device-call-casts-"
 WARP_MASK = b"<warp mask>"  # the type of a lane-mask call the warp-sync rule adapts
 
 
-@dataclass(frozen=True)
-class Cast:
+class Cast(NamedTuple):
     arguments: int
     arg: int
     cast: bytes
@@ -43,8 +42,7 @@ class Cast:
     types: frozenset[bytes]
 
 
-@dataclass(frozen=True)
-class CastTable:
+class CastTable(NamedTuple):
     casts: Mapping[bytes, tuple[Cast, ...]]  # CUDA name -> its casts
     returns: Mapping[bytes, bytes]  # CUDA device function -> the one type it returns
     finder: CandidateFinder

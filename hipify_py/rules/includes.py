@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from hipify_py.context import Context
@@ -59,7 +58,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         header = ctx.tables.headers.get(path.strip()) or _under_folder(ctx, path.strip())
         rename = for_target.get(path.strip())
         if header is not None and rename is not None:  # the target's own counterpart (version-renames.yaml)
-            header = dataclasses.replace(header, hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
+            header = header._replace(hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
         if header is None:
             if group == 1 and path.strip().startswith(_LIBCUXX_PREFIXES):
                 message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"

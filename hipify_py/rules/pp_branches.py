@@ -18,6 +18,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from hipify_py.lazyre import compiled, lazy
 from hipify_py.rules.detector_data import (
@@ -53,8 +54,7 @@ _FEATURE = lazy(rb"__CUDA_ARCH_FEAT_SM(\d+)\w*")
 _TOOLKITS = ((11, 8), (12, 4), (12, 8), (13, 0))
 
 
-@dataclass(frozen=True)
-class Env:
+class Env(NamedTuple):
     """Macro values: `defined` names (with a value, None when unknown) and names known to be undefined."""
 
     values: Mapping[bytes, Value]
@@ -286,8 +286,7 @@ _COMMENT = lazy(rb"/\*.*?\*/|//[^\n]*", re.S)
 _PRAGMA_ONLY = lazy(rb"#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b|_Pragma\s*\(")
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(NamedTuple):
     start: int  # offset of the directive line
     kind: bytes  # if / ifdef / ifndef / elif
     names: frozenset[bytes]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
@@ -74,16 +74,14 @@ _COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})  # `s + a.x` is `a.x + s`, b
 GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"
 
 
-@dataclass(frozen=True)
-class _Param:
+class _Param(NamedTuple):
     type: bytes  # spelled without const/&: b"float4", b"float", b"unsigned int"
     const: bool
     ref: str  # "", "&" or "&&"
     name: bytes
 
 
-@dataclass(frozen=True)
-class _Operator:
+class _Operator(NamedTuple):
     node: Node  # function_definition or declaration
     op: str
     params: tuple[_Param, ...]
@@ -145,7 +143,7 @@ def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
     )
     d = ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
     # why: an unused one compiles; the run decides once it knows every file's uses (operator_uses)
-    return replace(d, requires=(f"{USE}{op.op} {vector.decode()}",))
+    return d._replace(requires=(f"{USE}{op.op} {vector.decode()}",))
 
 
 def _signature(op: _Operator) -> tuple:

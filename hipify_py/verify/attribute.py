@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hipify_py.diagnostics import Diagnostic, Severity
 from hipify_py.source import LineIndex
@@ -186,4 +186,4 @@ def first_causes(result: VerifyResult) -> list[tuple[str, int, str]]:
 def with_units(d: Diagnostic, units: int) -> Diagnostic:
     if units <= 1:
         return d
-    return replace(d, message=f"{d.message} (in {units} translation units)")
+    return d._replace(message=f"{d.message} (in {units} translation units)")
