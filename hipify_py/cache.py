@@ -3,7 +3,8 @@
 Layout under the cache directory ($HIPIFY_PY_CACHE_DIR, else $XDG_CACHE_HOME/hipify-py):
 - `results/<project>.marshal`: ONE file per project (the common parent of the inputs) holding
   `files`   path -> (mtime_ns, size, inode, content hash): a stat() match skips reading the file;
-  `results` key -> result tuple, key = hash(settings digest, path, content hash);
+  `results` key -> result tuple (marshalled apart: decoded on lookup), key = hash(settings digest,
+            path, content hash);
   `written` output path -> (mtime_ns, size, inode, output hash): files this tool wrote (-o mode),
             so an unchanged re-run skips writing a target that already has the right bytes.
   One read of one file per run: 1,000 small cache files would cost more than the work they save.
@@ -30,7 +31,7 @@ from typing import Any, NamedTuple
 
 from hipify_py.fileio import atomic_write
 
-CACHE_FORMAT = 2  # 2: results carry the file's #defines (option_macros)
+CACHE_FORMAT = 3  # 2: results carry the file's #defines (option_macros); 3: results stored marshalled
 # A file modified this close to when it was hashed may change again within one mtime tick without
 # its stat changing ("racy git"); such entries are stored without a trusted stat and re-hashed.
 RACY_SECONDS = 1.0
@@ -103,7 +104,9 @@ class ResultCache:
         self.digest = settings_digest
         self.path = root / "results" / f"{text_hash(str(project.resolve()))}-{CACHE_FORMAT}.marshal"
         self.files: dict[str, tuple[int, int, int, str]] = {}
-        self.results: dict[str, tuple] = {}
+        # key -> the result tuple, marshalled on its own: loading the cache makes one bytes object per
+        # entry, and only the entries a run looks up are decoded (a project's 1,000 results: ~8 ms)
+        self.results: dict[str, bytes] = {}
         self.written: dict[str, tuple[int, int, int, str]] = {}
         self.dirty = False
         self.hits = self.misses = 0
@@ -168,12 +171,12 @@ class ResultCache:
         self.results[key] = raw  # why: re-insert keeps recently used entries last, pruning drops the oldest
         self.hits += 1
         try:
-            return Result(*raw)
-        except TypeError:
+            return Result(*marshal.loads(raw))
+        except (EOFError, ValueError, TypeError):
             return None
 
     def put(self, path: Path, digest: str, result: Result) -> None:
-        self.results[self.key(path, digest)] = result.as_tuple()
+        self.results[self.key(path, digest)] = marshal.dumps(result.as_tuple())
         self.dirty = True
 
     # -- output files (-o mode) -----------------------------------------------------------------
