@@ -120,6 +120,23 @@ def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path, _private_cache: Pa
     assert _cached(_run(root)) == [True] * 3
 
 
+def test_corrupt_result_entry_is_a_miss(tmp_path: Path, _private_cache: Path) -> None:
+    """Results are marshalled one by one inside the index: a damaged entry is a miss, not a crash."""
+    import marshal
+
+    root = _tree(tmp_path / "t")
+    first = _run(root)
+    (index,) = (_private_cache / "results").iterdir()
+    data = marshal.loads(index.read_bytes())
+    assert data["results"] and all(isinstance(raw, bytes) for raw in data["results"].values())
+    data["results"] = {key: raw[: len(raw) // 2] for key, raw in data["results"].items()}
+    index.write_bytes(marshal.dumps(data))
+    again = _run(root)
+    assert _cached(again) == [False] * 3
+    assert [(o.status, o.diagnostics) for o in again] == [(o.status, o.diagnostics) for o in first]
+    assert _cached(_run(root)) == [True] * 3
+
+
 def test_output_tree_restores_edited_or_deleted_target(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
     out = tmp_path / "out"

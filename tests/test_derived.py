@@ -103,6 +103,9 @@ def test_packed_entries_are_the_entries() -> None:
     built = Built({"cudaFoo": pack(record)}, make_entry)
     assert built["cudaFoo"] is built["cudaFoo"] == entry and "cudaFoo" in built and list(built) == ["cudaFoo"]
     assert pickle.loads(pickle.dumps(built)) == built
+    # get(): the same object as [], the default for an absent name (no KeyError escapes)
+    assert built.get("cudaFoo") is built["cudaFoo"] and built.get("cudaBar") is None
+    assert built.get("cudaBar", "none") == "none"
 
 
 def test_cache_false_neither_reads_nor_writes(cache_dir: Path) -> None:
