@@ -201,3 +201,25 @@ def test_verify_command_on_a_hip_tree(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "translation units compiled: 1/1" in result.output
     assert json.loads((tmp_path / "r.json").read_text())["verify"]["compiled"] == 1
+
+
+def test_a_compile_leaves_nothing_in_the_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debian's hipcc leaves two empty folders in $TMPDIR per compile; each compile gets its own."""
+    from hipify_py.verify.compiler import CompileJob, compile_tu, find_hipcc
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    src = tmp_path / "k.hip"
+    src.write_text("#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }\n")
+    bad = tmp_path / "bad.hip"
+    bad.write_text("int main() { return undefined_thing(); }\n")
+    compiler = find_hipcc(None)
+    ok = compile_tu(compiler, CompileJob(str(src), str(tmp_path), ("-x", "hip"), codegen=True))
+    failed = compile_tu(compiler, CompileJob(str(bad), str(tmp_path), ("-x", "hip")))
+    assert ok.returncode == 0, ok.stderr
+    assert failed.returncode != 0 and "undefined_thing" in failed.stderr
+    assert list(temp.iterdir()) == []

@@ -137,18 +137,21 @@ class Processes:
 def compile_tu(
     compiler: Compiler, job: CompileJob, timeout: float = TIMEOUT_SECONDS, running: Processes | None = None
 ) -> CompileOutput:
-    """Run one syntax check. Never raises for a failing compile; the temp dep file is always removed.
+    """Run one syntax check. Never raises for a failing compile; its temporary files are always removed.
 
     The compiler runs in its own process group, killed as a whole (hipcc, clang, its children) on a
     timeout or an exception; `running` holds the live processes so another thread can kill them
-    (Ctrl-C: Processes.stop)."""
-    fd, depfile = tempfile.mkstemp(prefix="hipify-py-deps-", suffix=".d")
-    os.close(fd)
+    (Ctrl-C: Processes.stop).
+
+    The compiler gets a private TMPDIR, removed afterwards: Debian's hipcc leaves two empty folders in
+    the temporary directory per compile (clang's offload steps), and a killed compile leaves its files."""
+    scratch = tempfile.mkdtemp(prefix="hipify-py-compile-")
+    depfile = os.path.join(scratch, "deps.d")
     try:
         proc = subprocess.Popen(
             command(compiler, job, depfile),
             cwd=job.cwd,
-            env=environment(),
+            env={**environment(), "TMPDIR": scratch, "TMP": scratch, "TEMP": scratch},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -172,8 +175,7 @@ def compile_tu(
     except OSError as err:
         return CompileOutput(-1, f"error: cannot run {compiler.path}: {err.strerror or err}", ())
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(depfile)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def kill(proc: subprocess.Popen) -> None:
