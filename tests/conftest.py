@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -12,6 +14,22 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 EXAMPLES = REPO / "examples"
 sys.path.insert(0, str(REPO))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The compilers the tests run write their temporary files under the session's folder, which pytest
+    prunes, not in /tmp: Debian's hipcc leaves two empty folders in $TMPDIR per compile."""
+    folder = tmp_path_factory.mktemp("tmpdir")
+    names = ("TMPDIR", "TMP", "TEMP")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(dict.fromkeys(names, str(folder)))
+    yield folder
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")
