@@ -9,13 +9,11 @@ optimisation only: any problem with it is ignored. User files use the readable `
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import marshal
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -130,8 +128,7 @@ class IncludeNeed(NamedTuple):
     checked: str = ""
 
 
-@dataclass(frozen=True)
-class Mappings:
+class Mappings(NamedTuple):
     by_cuda: Mapping[str, Entry]
     families: Mapping[str, tuple[Entry, ...]]
     libraries: Mapping[str, Mapping[str, str]]
@@ -139,13 +136,13 @@ class Mappings:
     by_hip: Mapping[str, tuple[Entry, ...]]
     digest: str
     latest_hip_version: str
-    namespaces: tuple[Namespace, ...] = ()
+    namespaces: tuple[Namespace, ...]
     # HIP/ROC name -> highest library version whose installed headers were checked not to declare it
-    absent_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    absent_in: Mapping[str, str]
     # name -> earliest version whose real headers declare it although the tables date it later
-    present_in: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    guards: Mapping[str, tuple[Guard, ...]] = dataclasses.field(default_factory=dict)  # by CUDA macro
-    include_needs: Mapping[str, IncludeNeed] = dataclasses.field(default_factory=dict)  # by HIP header
+    present_in: Mapping[str, str]
+    guards: Mapping[str, tuple[Guard, ...]]  # by CUDA macro
+    include_needs: Mapping[str, IncludeNeed]  # by HIP header
 
 
 ENTRY_FIELDS: tuple[str, ...] = Entry._fields

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py.edits import Edit, apply_edits
 from hipify_py.lazyre import lazy
@@ -40,12 +40,11 @@ def new_name(name: str, policy: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class RenamePlan:
+class RenamePlan(NamedTuple):
     """old absolute path -> new absolute path (both normalised strings), for every renamed file."""
 
     policy: str
-    table: Mapping[str, str] = field(default_factory=dict)
+    table: Mapping[str, str]
 
     def __call__(self, path: Path) -> Path:
         new = self.table.get(os.path.abspath(path))

@@ -6,11 +6,9 @@ compiled pattern that finds every candidate token in a file in a single C-level 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from hipify_py.lazyre import lazy
@@ -29,8 +27,7 @@ from hipify_py.mappings import (
 )
 
 
-@dataclass(frozen=True)
-class Tables:
+class Tables(NamedTuple):
     mappings: Mappings
     names: Mapping[bytes, Entry]  # CUDA names that need attention (renamed or unsupported)
     headers: Mapping[bytes, Header]
@@ -40,9 +37,7 @@ class Tables:
     # hip_runtime.h, while nvcc includes cuda_runtime.h implicitly
     intrinsics: CandidateFinder
     # nested namespaces: last component -> ((parent, replacement), ...): b"cuda" -> ((b"thrust", b"hip"),)
-    nested_namespaces: Mapping[bytes, tuple[tuple[bytes, bytes], ...]] = dataclasses.field(
-        default_factory=dict
-    )
+    nested_namespaces: Mapping[bytes, tuple[tuple[bytes, bytes], ...]]
     # headers.yaml rows `dir/*`: (CUDA folder prefix, Header) for every header under a folder
     header_prefixes: tuple[tuple[bytes, Header], ...] = ()
     # guard macros of CUDA headers with no HIP counterpart (mappings/guards.yaml): undefined under hipcc
