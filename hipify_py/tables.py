@@ -44,6 +44,8 @@ class Tables(NamedTuple):
     unmapped_guards: frozenset[bytes] = frozenset()
     # every CUDA macro guards.yaml maps: a file naming none of them has no guard to rewrite
     guard_names: frozenset[bytes] = frozenset()
+    # each CUDA name's start up to its second `_` (CU_TENSOR_ of CU_TENSOR_MAP_...): name families
+    two_word_prefixes: frozenset[str] = frozenset()
 
 
 def _needs_attention(record: tuple) -> bool:
@@ -129,4 +131,9 @@ def compile_tables(mappings: Mappings) -> Tables:
         prefixes,
         unmapped,
         frozenset(name.encode() for name in mappings.guards),
+        frozenset(_two_word_prefix(name) for name in mappings.by_cuda if name.count("_") >= 2),
     )
+
+
+def _two_word_prefix(name: str) -> str:
+    return name[: name.index("_", name.index("_") + 1) + 1]

@@ -14,9 +14,10 @@ It answers two questions:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -159,7 +160,7 @@ def tokens(text: bytes) -> list[tuple[str, bytes]] | None:
 
 
 class _Parser:
-    def __init__(self, toks: list[tuple[str, bytes]], env: Env) -> None:
+    def __init__(self, toks: Sequence[tuple[str, bytes]], env: Env) -> None:
         self.toks, self.env, self.i = toks, env, 0
 
     def peek(self) -> bytes | None:
@@ -274,11 +275,19 @@ def _apply(op: bytes, a: Value, b: Value) -> Value:
         return None
 
 
-def evaluate(toks: list[tuple[str, bytes]], env: Env) -> Value:
+def evaluate(toks: Sequence[tuple[str, bytes]], env: Env) -> Value:
     try:
         return _Parser(toks, env).parse()
     except (ValueError, KeyError, IndexError):
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _nvidia_values(toks: tuple[tuple[str, bytes], ...]) -> frozenset[Value]:
+    """The condition's values over every NVIDIA toolchain pass (~20 of them): a pure function of the
+    tokens, and the same `#if __CUDA_ARCH__ >= 700` recurs throughout a code base."""
+    names = frozenset(text for kind, text in toks if kind == "i")
+    return frozenset(evaluate(toks, env) for env in nvidia_envs(names))
 
 
 # -- branches -----------------------------------------------------------------------------------
@@ -374,7 +383,7 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
                     value = evaluate(toks, make_amd(names))
                     result.amd[start] = value
                     if CUDA_MACROS.search(text):
-                        result.nvidia[start] = {evaluate(toks, env) for env in nvidia_envs(names)}
+                        result.nvidia[start] = set(_nvidia_values(tuple(toks)))
             if kind == b"elif" and stack:
                 _close(stack[-1], start, result)
                 frame = stack[-1]

@@ -69,8 +69,7 @@ def _cuda_family(name: bytes, tables: Tables) -> bool:
     family = m.group(1)
     if family in EXTRA_CUDA_FAMILIES:
         return True
-    text = family.decode("ascii")
-    return any(k.startswith(text) for k in tables.mappings.by_cuda)
+    return family.decode("ascii") in tables.two_word_prefixes  # some table name starts with it
 
 
 _QUALIFIER = lazy(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
