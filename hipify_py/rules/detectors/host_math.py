@@ -46,7 +46,7 @@ def _build(hip_version: str | None, directory: Path | None = None) -> tuple[str,
 def host_math_calls(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     version, names = device_only_math(ctx.options.hip_version)
-    present = sorted(n for n in names if n in ctx.identifiers)
+    present = sorted(names & ctx.identifiers)
     if not present:
         return result
     src = ctx.source
