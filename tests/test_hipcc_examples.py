@@ -1,43 +1,43 @@
-"""Translate every portable example and compile it with the real HIP compiler (gfx90a)."""
+"""Translate every portable example for each target HIP and compile it with that release's hipcc
+(gfx90a): Debian 12's HIP 5.2 on the host, ROCm 6.4 and 7.2 from scripts/provision_rocm.py."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from fixture_cases import FIXTURES, hipcc_syntax
+from toolchains import TARGETS, Toolchain, by_version, params, require, syntax_check
 
 from hipify_py.options import Options
-from hipify_py.target import installed_hip
 from hipify_py.translate import translate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PORTABLE = sorted(p for p in EXAMPLES.glob("*/*.cu") if p.parent.name != "pitfalls")
 HIPCC = shutil.which("hipcc")
-# Examples are translated for the HIP they are compiled with, as the CLI does by default.
-_INSTALLED = installed_hip()
-TARGET = Options(hip_version=_INSTALLED.version if _INSTALLED else None)
 
 
-@pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
+@pytest.mark.parametrize("chain", params())
 @pytest.mark.parametrize("example", PORTABLE, ids=[p.parent.name for p in PORTABLE])
-def test_example_compiles_with_hipcc(example: Path, tmp_path: Path) -> None:
-    assert HIPCC is not None, "CI must have hipcc"
+def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, tmp_path: Path) -> None:
+    """Translated for the release that compiles it, as the CLI does by default (the installed HIP)."""
+    hipcc = require(chain)
+    target = Options(hip_version=chain.version)
     out_dir = tmp_path / example.parent.name
     out_dir.mkdir()
     for src in example.parent.iterdir():
         if src.suffix in (".cu", ".cuh", ".h"):
-            (out_dir / src.name).write_bytes(translate(src.read_bytes(), TARGET).text)
-    env = dict(os.environ, HIP_PLATFORM="amd")
-    proc = subprocess.run(
-        [HIPCC, "--offload-arch=gfx90a", "-c", str(out_dir / example.name), "-o", str(tmp_path / "x.o")],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+            (out_dir / src.name).write_bytes(translate(src.read_bytes(), target).text)
+    if chain.version == "5.2":  # a full compile (device code generation too) on the fast host compiler
+        env = dict(os.environ, HIP_PLATFORM="amd")
+        cmd = [hipcc, "--offload-arch=gfx90a", "-c", str(out_dir / example.name), "-o", str(tmp_path / "x.o")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    else:
+        proc = syntax_check(hipcc, out_dir / example.name)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
@@ -56,9 +56,6 @@ COMPILED_TOPICS = (
     "mixed",
     "includes",
     "encoding",
-    "warp_sync/hip52",  # adaptations for HIP 5.2, the HIP installed in CI
-    "shims/hip52",  # equivalents written for names HIP 5.2 lacks
-    "renames/hip52",  # counterparts that depend on the target (bfloat16 before HIP 5.7)
     "calls",
     "calls_roc",
     "cxx",
@@ -81,6 +78,7 @@ NOT_COMPILABLE = {
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
+    "warp_sync/hip62/match_reduce.hip": "__reduce_*_sync has no HIP 6.x equivalent (HIP117)",
     "renames/hip52/bfloat16_pairs.hip": "__nv_bfloat162 has no counterpart before HIP 5.7 (HIP101)",
     "calls_roc/miopen.hip": "MIOpen is not packaged in Debian",
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
@@ -104,6 +102,39 @@ FIXTURE_OUTPUTS = sorted(
 )
 def test_fixture_output_compiles_with_hipcc(output: Path) -> None:
     proc = hipcc_syntax(output)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def _pinned_release(folder: str) -> str | None:
+    """`hipMN` (a folder pinned to HIP M.N by its options.yaml) -> the present-or-provisioned release
+    that compiles it: the same major, the first release at or after M.N among the targets."""
+    m = re.fullmatch(r"hip(\d)(\d)", folder)
+    if m is None:
+        return None
+    major, minor = int(m.group(1)), int(m.group(2))
+    later = [v for v in TARGETS if int(v.split(".")[0]) == major and int(v.split(".")[1]) >= minor]
+    return min(later, key=lambda v: int(v.split(".")[1]), default=None)
+
+
+PINNED_OUTPUTS = sorted(
+    (p, release)
+    for p in FIXTURES.glob("**/hip[0-9][0-9]/*.hip")
+    if (release := _pinned_release(p.parent.name)) is not None
+    and p.relative_to(FIXTURES).as_posix() not in NOT_COMPILABLE
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "release"),
+    PINNED_OUTPUTS,
+    ids=[f"{o.relative_to(FIXTURES)}@{r}" for o, r in PINNED_OUTPUTS],
+)
+def test_pinned_fixture_compiles_with_its_release(output: Path, release: str) -> None:
+    """Outputs of folders pinned to a target (hip52, hip62, hip70, hip72...) compile with that release."""
+    with open(output.parent / "options.yaml") as f:
+        pinned = f.read()
+    assert output.parent.name[3:] in pinned.replace(".", ""), "folder name and options.yaml disagree"
+    proc = syntax_check(require(by_version(release)), output)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 

@@ -1,0 +1,90 @@
+"""The real HIP compilers the compile tests run: the host's hipcc (Debian 12's HIP 5.2) and the ROCm
+6.4 / 7.2 chroots made by scripts/provision_rocm.py (`$HIPIFY_PY_TOOLCHAINS/hip-X.Y/bin/hipcc`).
+
+Every target is a test parameter; one that is absent is skipped with the reason, except under CI
+(`CI` set), where `.ci/run` provisions all three and an absent one fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from hipify_py.target import parse_version_header, short_version
+
+TOOLCHAIN_ROOT = Path(os.environ.get("HIPIFY_PY_TOOLCHAINS") or "/var/cache/hipify-py/toolchains")
+# The releases users run and where each comes from; the key is the HIP major.minor.
+TARGETS = {
+    "5.2": "Debian 12's hipcc on the host",
+    "6.4": "Debian sid chroot",
+    "7.2": "Debian experimental chroot",
+}
+
+
+class Toolchain(NamedTuple):
+    version: str  # "6.4"
+    hipcc: str | None  # None: absent here
+    include: Path | None  # the headers it compiles against
+
+    @property
+    def id(self) -> str:
+        return f"hip{self.version}"
+
+
+def _header_version(include: Path) -> str | None:
+    try:
+        full = parse_version_header((include / "hip" / "hip_version.h").read_bytes())
+    except OSError:
+        return None
+    return short_version(full) if full else None
+
+
+def _find(version: str) -> Toolchain:
+    prefix = TOOLCHAIN_ROOT / f"hip-{version}"
+    if (prefix / "bin" / "hipcc").is_file() and _header_version(prefix / "include") == version:
+        return Toolchain(version, str(prefix / "bin" / "hipcc"), prefix / "include")
+    host = shutil.which("hipcc")
+    if host is not None:
+        include = Path(host).resolve().parent.parent / "include"
+        if _header_version(include) == version:
+            return Toolchain(version, host, include)
+    return Toolchain(version, None, None)
+
+
+TOOLCHAINS = [_find(v) for v in TARGETS]
+PRESENT = [t for t in TOOLCHAINS if t.hipcc is not None]
+
+
+def require(chain: Toolchain) -> str:
+    """The toolchain's hipcc; skip (fail under CI) when it is absent."""
+    if chain.hipcc is None:
+        why = f"HIP {chain.version} ({TARGETS[chain.version]}) is not here: run scripts/provision_rocm.py"
+        if os.environ.get("CI"):
+            pytest.fail(why + " (CI provisions every target)")
+        pytest.skip(why)
+    return chain.hipcc
+
+
+def by_version(version: str) -> Toolchain:
+    return next(t for t in TOOLCHAINS if t.version == version)
+
+
+def params() -> list:
+    """TOOLCHAINS as pytest parameters with readable ids."""
+    return [pytest.param(t, id=t.id) for t in TOOLCHAINS]
+
+
+def syntax_check(hipcc: str, path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`hipcc -fsyntax-only` of one HIP file for gfx90a, as the compile tests run it."""
+    return subprocess.run(
+        [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", *extra, str(path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HIP_PLATFORM="amd"),
+        cwd=path.parent,
+    )
