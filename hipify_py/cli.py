@@ -262,7 +262,9 @@ def convert(
     if unknown:
         raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)} (see `hipify-py explain --list`)")
     target = run_target(hip_version, extra_mappings, None if no_cache else cache_root())
-    missing_headers = _missing_headers(extra_mappings, cache=not no_cache)
+    missing_headers, unknown_libraries = _missing_headers(extra_mappings, target.version, cache=not no_cache)
+    if unknown_libraries and not quiet:
+        click.echo(f"hipify-py: {unknown_libraries}", err=True)
     options = Options(
         keep_launch_syntax=keep_launch_syntax,
         roc=roc,
@@ -402,19 +404,38 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
     return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
 
 
-def _missing_headers(extra_mappings: tuple[Path, ...], cache: bool = True) -> frozenset[str]:
-    """ROCm library headers the installed HIP lacks (HIP128); nothing when no HIP is installed."""
+def _missing_headers(
+    extra_mappings: tuple[Path, ...], target: str | None, cache: bool = True
+) -> tuple[frozenset[str], str]:
+    """ROCm library headers the installed HIP lacks (HIP128), and a note when that cannot be known.
+
+    Nothing is missing when no HIP is installed, or when the target is another HIP than the installed
+    one: its libraries live elsewhere, and claiming their absence would be a promise the build breaks.
+    """
     from hipify_py import derived
-    from hipify_py.installed import include_roots, library_headers, not_found, shipped_library_headers
+    from hipify_py.installed import (
+        include_roots,
+        library_headers,
+        not_found,
+        roots_version,
+        shipped_library_headers,
+    )
     from hipify_py.mappings import load_mappings
 
     roots = include_roots()
     if not roots:
-        return frozenset()
+        return frozenset(), ""
+    have = roots_version(roots)
+    if target is not None and have is not None and have != target:
+        note = (
+            f"target HIP {target} is not the installed HIP {have} ({roots[0]}): whether its ROCm "
+            "libraries (hipCUB, rocThrust, hipBLAS, ...) are installed is not checked (HIP128)"
+        )
+        return frozenset(), note
     if extra_mappings:
-        return not_found(library_headers(load_mappings(tuple(extra_mappings))), roots)
+        return not_found(library_headers(load_mappings(tuple(extra_mappings))), roots), ""
     # why derived: a warm run (every file a cache hit) must not load the mapping tables for this
-    return not_found(derived.load("library-headers", shipped_library_headers, cache=cache), roots)
+    return not_found(derived.load("library-headers", shipped_library_headers, cache=cache), roots), ""
 
 
 def _print_outcome(outcome: FileOutcome, mode: Mode, min_show: Severity | None, quiet: bool) -> None:

@@ -74,6 +74,19 @@ def _found(header: str, roots: Iterable[Path]) -> bool:
     return any((r / header).is_file() for r in roots)
 
 
+def roots_version(roots: Sequence[Path]) -> str | None:
+    """Major.minor of the HIP whose headers the first include root holds, or None when unreadable."""
+    from hipify_py.target import parse_version_header, short_version
+
+    for root in roots[:1]:
+        try:
+            full = parse_version_header((root / "hip" / "hip_version.h").read_bytes())
+        except OSError:
+            return None
+        return short_version(full) if full else None
+    return None
+
+
 def is_missing(path: str, missing: frozenset[str]) -> bool:
     """`#include <path>` names a missing library header (or one under a missing `ns/` prefix)."""
     if not missing:

@@ -45,3 +45,44 @@ def test_include_roots_need_a_hip_runtime_header(tmp_path: Path) -> None:
     assert rocm / "include" not in include_roots(env)
     (rocm / "include" / "hip" / "hip_runtime.h").write_text("")
     assert rocm / "include" in include_roots(env)
+
+
+def _fake_rocm(tmp_path: Path, version: tuple[int, int]) -> Path:
+    """A ROCm prefix with the runtime headers of `version` and no library (no hipCUB)."""
+    rocm = tmp_path / "rocm"
+    (rocm / "include" / "hip").mkdir(parents=True)
+    (rocm / "include" / "hip" / "hip_runtime.h").write_text("")
+    major, minor = version
+    (rocm / "include" / "hip" / "hip_version.h").write_text(
+        f"#define HIP_VERSION_MAJOR {major}\n#define HIP_VERSION_MINOR {minor}\n#define HIP_VERSION_PATCH 0\n"
+    )
+    return rocm
+
+
+def test_hip128_only_for_the_installed_target(tmp_path: Path) -> None:
+    """HIP128 claims absence only for the HIP that is installed; for another target it cannot know."""
+    from click.testing import CliRunner
+
+    from hipify_py.cli import main
+
+    rocm = _fake_rocm(tmp_path, (7, 2))
+    src = tmp_path / "a.cu"
+    src.write_text("#include <cub/cub.cuh>\n__global__ void k() {}\n")
+    env = {
+        "PATH": str(tmp_path / "no-hipcc"),
+        "ROCM_PATH": str(rocm),
+        "HIPIFY_PY_CACHE_DIR": str(tmp_path / "c"),
+    }
+    runner = CliRunner()
+    same = runner.invoke(
+        main, ["convert", str(src), "--check", "--hip-version", "7.2", "--show", "info"], env=env
+    )
+    assert "error: HIP128" in same.output and "not checked" not in same.output
+    other = runner.invoke(
+        main, ["convert", str(src), "--check", "--hip-version", "6.4", "--show", "info"], env=env
+    )
+    assert "error: HIP128" not in other.output
+    assert (
+        "target HIP 6.4 is not the installed HIP 7.2" in other.output
+        and "not checked (HIP128)" in other.output
+    )
