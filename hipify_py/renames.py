@@ -16,6 +16,8 @@ from hipify_py.mappings import mappings_dir
 from hipify_py.versioned import holds_for, one_per_name, range_text, read_table
 
 TABLE_NAME = "version-renames.yaml"
+# Generated tables of the same schema beside it (version-renames-hipblas3.yaml: hipBLAS 3's names).
+GENERATED_GLOB = "version-renames-*.yaml"
 
 
 class TableError(ValueError):
@@ -64,8 +66,19 @@ def load_table(path: Path | None = None) -> tuple[tuple[Rename, ...], tuple[Rena
 
 
 def _build_table(path: Path | None = None) -> tuple[tuple[Rename, ...], tuple[Rename, ...]]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
-    return _rows(doc, "names", sources), _rows(doc, "headers", sources)
+    """The rows of `path`, or of the shipped table and the generated ones beside it."""
+    paths = (
+        [path]
+        if path is not None
+        else [mappings_dir() / TABLE_NAME, *sorted(mappings_dir().glob(GENERATED_GLOB))]
+    )
+    names: list[Rename] = []
+    headers: list[Rename] = []
+    for one in paths:
+        doc, sources = read_table(one)
+        names += _rows(doc, "names", sources)
+        headers += _rows(doc, "headers", sources)
+    return tuple(names), tuple(headers)
 
 
 @functools.lru_cache(maxsize=16)

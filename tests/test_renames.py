@@ -58,3 +58,21 @@ def test_each_target_gets_its_rows(version: str) -> None:
             assert row.hip.encode() in result.text, (version, cuda)
     assert not [d for d in result.diagnostics if d.rule in ("HIP101", "HIP103")]
     assert translate(result.text, Options(hip_version=version)).text == result.text
+
+
+def test_hipblas3_table_is_what_the_headers_say() -> None:
+    """mappings/version-renames-hipblas3.yaml is regenerated from the hipBLAS headers of ROCm 6.4 and 7.2."""
+    from conftest import load_script
+    from toolchains import by_version, require
+
+    old, new = by_version("6.4"), by_version("7.2")
+    require(old), require(new)
+    assert old.include is not None and new.include is not None
+    script = load_script("gen_hipblas3_renames")
+    assert script.main(["--old", str(old.include.parent), "--new", str(new.include.parent), "--check"]) == 0
+
+
+def test_hipblas3_names_from_rocm7_only() -> None:
+    assert renames_for("6.4").names.get(b"cublasCgemm") is None  # the reference table's _v2 name holds
+    assert renames_for("7.0").names[b"cublasCgemm"].hip == "hipblasCgemm"
+    assert renames_for("7.2").names[b"cublasGemmEx"].hip == "hipblasGemmEx"
