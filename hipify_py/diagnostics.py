@@ -333,6 +333,19 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "host-only compiles are unchanged); its include guard makes the nested include a no-op.",
         ),
         Rule(
+            "HIP135",
+            "implicit-c-header",
+            Severity.INFO,
+            "C header nvcc includes implicitly, added",
+            "Nothing to do; to keep the file as it was, include the header yourself.",
+            "nvcc includes cuda_runtime.h in every .cu file, and it includes <string.h>, <stdlib.h>, "
+            "<time.h>...: CUDA code calls `strlen` or `memcpy` without an include. ROCm 7's "
+            "hip_runtime.h no longer declares string.h's functions for host code, so such a call fails to "
+            "compile after translation. Which functions, per HIP version, was probed with nvcc and each "
+            "hipcc (scripts/probe_implicit_includes.py, mappings/implicit-includes-<version>.yaml); the "
+            "header goes at the top of the include block of the converted file that calls one.",
+        ),
+        Rule(
             "HIP134",
             "equivalent-written",
             Severity.INFO,

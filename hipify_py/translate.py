@@ -29,6 +29,7 @@ from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.device_casts import cast_device_arguments
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.identifiers import rename_identifiers
+from hipify_py.rules.implicit_includes import add_implicit_includes, implicit_headers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
@@ -100,6 +101,7 @@ def preload_rule_tables(options: Options) -> None:
         cxx.hip_device_functions,
         macro_order.hip_identifiers,
         host_math.device_only_math,
+        implicit_headers,
     ):
         load(version)
     for table in (adaptations.load_table, renames.load_table, shims.load_table):
@@ -125,6 +127,11 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         combined.counts.update(part.counts)
         combined.settled.extend(part.settled)
     combined.edits.extend(_runtime_include(ctx, combined))
+    if combined.edits:
+        implicit = add_implicit_includes(ctx, combined.edits, include_position(ctx))
+        combined.edits.extend(implicit.edits)
+        combined.diagnostics.extend(implicit.diagnostics)
+        combined.counts.update(implicit.counts)
     for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
         order = runtime_first(ctx, combined.edits)
         combined.edits.extend(order.edits)

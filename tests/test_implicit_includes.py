@@ -1,0 +1,57 @@
+"""C headers nvcc includes implicitly (rules/implicit_includes.py, HIP135): the probe tables against each
+real hipcc, and the rule on small inputs. Fixtures: tests/fixtures/implicit_includes/hip64, hip72."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import REPO, load_script
+from toolchains import Toolchain, params, require
+
+from hipify_py.options import Options
+from hipify_py.rules.implicit_includes import implicit_headers
+from hipify_py.translate import translate
+
+
+@pytest.mark.parametrize("chain", params())
+def test_probe_table_matches_each_hipcc(chain: Toolchain) -> None:
+    """scripts/probe_implicit_includes.py --check against the committed table of every target."""
+    hipcc = require(chain)
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed: it says what CUDA declares implicitly")
+    probe = load_script("probe_implicit_includes")
+    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0
+
+
+def test_table_per_target() -> None:
+    assert implicit_headers("6.4")[1] == {}
+    version, table = implicit_headers("7.2")
+    assert version == "7.2" and table[b"strlen"] == b"string.h" and table[b"memcpy"] == b"string.h"
+
+
+@pytest.mark.parametrize(
+    ("source", "added"),
+    [
+        (b"__global__ void k() {}\nvoid f(char* s) { k<<<1, 1>>>(); (void)strlen(s); }\n", True),
+        (b"#include <string.h>\nvoid f(char* s) { cudaDeviceSynchronize(); (void)strlen(s); }\n", False),
+        (b"void f(char* s) { cudaDeviceSynchronize(); /* strlen(s) */ }\n", False),  # a comment
+        (b"void f(S& s) { cudaDeviceSynchronize(); s.memcpy(1); }\n", False),  # a member
+        (b"void f(char* s) { (void)strlen(s); }\n", False),  # no CUDA: the file stays as it is
+    ],
+)
+def test_added_only_for_calls_in_converted_code(source: bytes, added: bool) -> None:
+    out = translate(source, Options(hip_version="7.2")).text
+    assert (b"#include <string.h>" in out and b"#include <string.h>" not in source) is added
+
+
+def test_derived_round_trip(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from hipify_py import derived
+    from hipify_py.rules.implicit_includes import _build
+
+    monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path))
+    built = derived.load("implicit-includes", _build, "7.2")
+    assert (
+        derived.load("implicit-includes", lambda *a: pytest.fail("rebuilt"), "7.2") == built == _build("7.2")
+    )
