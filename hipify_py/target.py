@@ -135,7 +135,8 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None) -> Installed | None:
         known[key] = {"version": found.version, "full": found.full, "where": found.where}
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(cache_file, json.dumps(known, indent=1, sort_keys=True).encode())
+            # why not durable: a lost probe answer costs one more probe, an fsync costs every first run ~30 ms
+            atomic_write(cache_file, json.dumps(known, indent=1, sort_keys=True).encode(), durable=False)
         except OSError:
             pass  # why: a read-only cache only costs the next run one more probe
     return found
