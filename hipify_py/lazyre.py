@@ -85,16 +85,20 @@ class ProgramStore:
 
     KEEP = 3000
 
-    def __init__(self, path: Any) -> None:
+    def __init__(self, path: Any, shipped: Any = None) -> None:
         self.path = path  # a Path, or None: nothing is read or written
-        self.known: dict[tuple[Any, int], Program] = self._read()
+        # why the shipped programs only when the cache has none: the cache's file holds them once saved
+        self.known: dict[tuple[Any, int], Program] = self._read(path) or self._read(shipped)
         self.new: dict[tuple[Any, int], Program] = {}  # built or used by this process, in order
 
-    def _read(self) -> dict[tuple[Any, int], Program]:
+    @staticmethod
+    def _read(path: Any) -> dict[tuple[Any, int], Program]:
         import marshal
 
+        if path is None:
+            return {}
         try:
-            with open(self.path, "rb") as handle:
+            with open(path, "rb") as handle:
                 data = marshal.loads(handle.read())  # why not marshal.load: it reads in tiny pieces
         except Exception:  # why so broad: missing, damaged or foreign: start empty
             return {}
@@ -137,7 +141,7 @@ class ProgramStore:
 
         from hipify_py.fileio import atomic_write
 
-        on_disk = self._read()
+        on_disk = self._read(self.path)
         if (
             all(on_disk.get(key) == program for key, program in self.new.items())
             and len(on_disk) <= self.KEEP
@@ -180,12 +184,27 @@ def store_path() -> Any:
     return None if root is None else root / f"regex-{tag}.marshal"
 
 
+def shipped_store(path: Any) -> Any:
+    """The programs shipped in the wheel for this interpreter (hipify_py/prebuild.py), else None."""
+    from hipify_py.derived import shipped_dir  # why here: derived imports modules that use lazy()
+
+    shipped = shipped_dir()
+    return None if shipped is None or path is None else shipped / path.name
+
+
 def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
     if flags & re.DEBUG:
         return re.compile(pattern, flags)
     if not _stores:
-        _stores.append(ProgramStore(store_path()))
+        path = store_path()
+        _stores.append(ProgramStore(path, shipped_store(path)))
     return _stores[0].compile(pattern, flags)
+
+
+def save_programs() -> None:
+    """Write this process's new programs now (the store does so at exit; prebuild cannot wait)."""
+    for store in _stores:
+        store.save()
 
 
 _recent: dict[tuple[Any, int], re.Pattern[Any]] = {}  # this process's run-time patterns, oldest first

@@ -144,3 +144,25 @@ def test_operator_uses_scanned_once_per_content(
     monkeypatch.setattr(vector_ops, "operator_uses", lambda data: ("use:+= ?",))
     assert runner._operator_uses(outcomes, cache_dir) == {"use:+= ?"}
     assert runner._operator_uses(outcomes, None) == {"use:+= ?"}  # no cache directory: scanned
+
+
+def test_a_checkout_ships_no_built_tables() -> None:
+    """From the source tree the YAML may be edited: only the code-stamped cache serves built tables."""
+    assert derived.shipped_dir() is None
+
+
+def test_shipped_tables_come_first_even_without_a_cache(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = tmp_path / "prebuilt"
+    shipped.mkdir()
+    (shipped / derived.shipped_name("table", ("5.2",))).write_bytes(
+        derived.dump("table", ("5.2",), "shipped")
+    )
+    monkeypatch.setattr(derived, "shipped_dir", lambda: shipped)
+    calls: list[tuple] = []
+    assert derived.load("table", counting(calls, "built"), "5.2") == "shipped"
+    assert derived.load("table", counting(calls, "built"), "5.2", cache=False) == "shipped"
+    assert not cache_dir.exists()  # nothing built, nothing written
+    assert derived.load("table", counting(calls, "built"), "6.0") == "built"  # a target not shipped
+    assert calls == [("6.0",)]

@@ -163,3 +163,15 @@ def test_compiled_is_re_compile_through_the_store() -> None:
     pattern = rb"#[ \t]*define[ \t]+NAME\b|\bclass\s+NAME\s*[:{]"
     assert lazyre.compiled(pattern) is lazyre.compiled(pattern)  # one object per process
     same(lazyre.compiled(pattern), re.compile(pattern))
+
+
+def test_shipped_programs_seed_an_empty_store(tmp_path: Path) -> None:
+    """A fresh install compiles nothing the wheel shipped, and keeps what it used in its own cache."""
+    shipped = ProgramStore(tmp_path / "shipped.marshal")
+    shipped.compile(rb"cuda\w+", 0)
+    shipped.save()
+    store = ProgramStore(tmp_path / "cache" / "regex.marshal", tmp_path / "shipped.marshal")
+    assert set(store.known) == {(rb"cuda\w+", 0)}
+    assert store.compile(rb"cuda\w+", 0).findall(b"cudaMalloc(p)") == [b"cudaMalloc"]
+    store.save()
+    assert set(ProgramStore(tmp_path / "cache" / "regex.marshal").known) == {(rb"cuda\w+", 0)}
