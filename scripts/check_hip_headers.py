@@ -43,6 +43,9 @@ sys.path.insert(0, str(REPO))  # why: the entries come from the project's own lo
 
 from hipify_py.mappings import Entry, Header, compare_versions, load_mappings  # noqa: E402
 
+sys.path.insert(0, str(REPO / "scripts"))
+from probe_common import include_root, probed_with  # noqa: E402
+
 
 @dataclass(frozen=True)
 class Library:
@@ -484,6 +487,10 @@ def undeclared_by_hipcc(hipcc: str, root: Path, names: Sequence[str], headers: S
     """Names the compiler reports undeclared in both the host and the device pass."""
     if not names:
         return set()
+    try:
+        own: Path | None = include_root(hipcc).resolve()
+    except SystemExit:
+        own = None
     with tempfile.TemporaryDirectory(prefix="hip-probe-") as tmp:
         src = Path(tmp) / "probe.hip"
         src.write_text(probe_source(names, headers), encoding="utf-8")
@@ -491,8 +498,9 @@ def undeclared_by_hipcc(hipcc: str, root: Path, names: Sequence[str], headers: S
         per_pass: list[set[str]] = []
         for only in ("--cuda-host-only", "--cuda-device-only"):
             cmd = [hipcc, "--offload-arch=gfx90a", only, "-fsyntax-only", "-w", "-ferror-limit=0"]
-            # why: -I (not -isystem) so /usr/include keeps its place for libstdc++'s #include_next
-            cmd += [] if root.resolve() == Path("/usr/include") else ["-I", str(root)]
+            # why: -I (not -isystem) so /usr/include keeps its place for libstdc++'s #include_next;
+            # none when root is hipcc's own (a chroot toolchain's headers are its /usr/include)
+            cmd += [] if root.resolve() in (Path("/usr/include"), own) else ["-I", str(root)]
             cmd += ["-x", "hip", str(src)]
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
             found = undeclared_names(proc.stderr)
@@ -657,7 +665,11 @@ def _library_version(text: str) -> tuple[str, str]:
 def main(argv: Sequence[str] | None = None, families: Mapping[str, Sequence[Entry]] | None = None) -> int:
     """`families` replaces the project's tables (tests)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--include", type=Path, default=Path("/usr/include"), help="HIP include root")
+    parser.add_argument(
+        "--include",
+        type=Path,
+        help="HIP include root (default: --hipcc's <prefix>/include, else /usr/include)",
+    )
     parser.add_argument(
         "--library-version",
         type=_library_version,
@@ -674,12 +686,16 @@ def main(argv: Sequence[str] | None = None, families: Mapping[str, Sequence[Entr
     argv_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv_list)
     hipcc = None if args.no_hipcc else (args.hipcc or shutil.which("hipcc"))
+    if args.include is None:
+        args.include = include_root(args.hipcc) if args.hipcc else Path("/usr/include")
     result = run_check(args.include, dict(args.library_version), hipcc, families)
     print(report_text(result))
     if families is None:
         print(coverage_text(result, load_mappings().absent_in))
     if args.write_facts:
-        source = args.source or f"{args.include} (HIP {result.hip_version})"
+        source = args.source or (
+            probed_with(hipcc) if hipcc else f"{args.include} (HIP {result.hip_version})"
+        )
         command = " ".join(["scripts/check_hip_headers.py", *(shlex.quote(a) for a in argv_list)])
         absent = absent_by_library(result.checks)
         text = facts_yaml(source, result.versions, absent, result.compiler, command, result.dated_late)

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 from probe_calls import _default_cuda_include, _rename, cuda_version  # noqa: E402
-from probe_common import hip_version, write_or_check  # noqa: E402
+from probe_common import hip_version, probed_with, run_built, write_or_check  # noqa: E402
 
 from hipify_py.mappings import load_mappings  # noqa: E402
 
@@ -165,8 +165,10 @@ def _dump_source(headers: Sequence[str], forms: Sequence[Form], typed: bool) -> 
     return "\n".join([*lines, "  return 0;", "}"]) + "\n"
 
 
-def host_bytes(compiler: list[str], suffix: str, headers, forms, typed: bool, env=None) -> dict[int, str]:
-    """Per form: the bytes of x after the assignment, run on the host."""
+def host_bytes(
+    compiler: list[str], suffix: str, headers, forms, typed: bool, env=None, runner: Sequence[str] = ()
+) -> dict[int, str]:
+    """Per form: the bytes of x after the assignment, run on the host (through `runner`: run_built)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"d{suffix}"
         src.write_text(_dump_source(headers, forms, typed))
@@ -174,7 +176,10 @@ def host_bytes(compiler: list[str], suffix: str, headers, forms, typed: bool, en
         proc = _run([*compiler, str(src), "-o", str(exe)], env)
         if proc.returncode != 0:
             raise SystemExit(f"host probe does not build:\n{proc.stderr[-3000:]}")
-        out = _run([str(exe)]).stdout
+        done = _run([*runner, str(exe)])
+        if done.returncode != 0:  # why: a program that cannot start would read as "every form differs"
+            raise SystemExit(f"host probe does not run:\n{done.stderr[-3000:]}")
+        out = done.stdout
     return {int(line.split()[0]): line.split(" ", 1)[1] for line in out.splitlines() if " " in line}
 
 
@@ -216,7 +221,9 @@ def derive(types: Sequence[str], names: Mapping[str, str], nvcc: str, hipcc: str
     )
     runnable = [i for i, ok in zip(fixable, on_host, strict=True) if ok]
     cuda_run = host_bytes(nvcc_cmd, ".cu", cuda_headers, [forms[i] for i in runnable], False)
-    hip_run = host_bytes(hipcc_cmd, ".hip", HIP_HEADERS, [hip_forms[i] for i in fixable], True, hip_env)
+    hip_run = host_bytes(
+        hipcc_cmd, ".hip", HIP_HEADERS, [hip_forms[i] for i in fixable], True, hip_env, run_built(hipcc)
+    )
     expected = {runnable[j]: cuda_run.get(j) for j in range(len(runnable))}
     same = set()
     for j, i in enumerate(fixable):
@@ -240,7 +247,7 @@ def derive(types: Sequence[str], names: Mapping[str, str], nvcc: str, hipcc: str
     return [rows[t] for t in sorted(rows)]
 
 
-def render(version: str, cuda: str, rows: list[dict[str, Any]]) -> str:
+def render(version: str, cuda: str, rows: list[dict[str, Any]], source: str) -> str:
     def line(row: Mapping[str, Any]) -> str:
         text = yaml.safe_dump(dict(row), default_flow_style=True, sort_keys=False, width=1 << 16)
         return "- " + text.strip()
@@ -251,6 +258,7 @@ def render(version: str, cuda: str, rows: list[dict[str, Any]]) -> str:
         f"# HIP {version}'s type rejects (for integer, float or member-typed elements); `rewrite`:",
         "# `x = T{...}` compiles with hipcc and sets the same bytes as nvcc's assignment (run on the",
         "# host) for every element kind nvcc accepts; `unresolved`: not so (reported, HIP130).",
+        f"# Probed with {source}.",
         f"hip_version: '{version}'",
         f"cuda_version: '{cuda}'",
         "types:",
@@ -273,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = {e.cuda: e.hip for e in load_mappings().by_cuda.values() if e.hip}
     version = hip_version(args.hipcc)
     rows = derive(cuda_types(args.cuda_include), names, args.nvcc, args.hipcc, args.cuda_include)
-    text = render(version, cuda_version(args.cuda_include), rows)
+    text = render(version, cuda_version(args.cuda_include), rows, probed_with(args.hipcc))
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
     return write_or_check(out, text, args.check, "probe_brace_assign", f"{len(rows)} types")
 

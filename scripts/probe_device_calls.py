@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 from probe_calls import _default_clang, _default_cuda_include, _rename, cuda_version  # noqa: E402
-from probe_common import hip_version, write_or_check  # noqa: E402
+from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 from probe_device_functions import _params  # noqa: E402
 
 from hipify_py.mappings import load_mappings  # noqa: E402
@@ -303,6 +303,7 @@ def render(
     rows: list[dict[str, Any]],
     notes: list[dict[str, Any]],
     returns: Mapping[str, str],
+    source: str,
 ) -> str:
     def line(row: Mapping[str, Any]) -> str:
         text = yaml.safe_dump(dict(row), default_flow_style=True, sort_keys=False, width=1 << 16)
@@ -315,6 +316,7 @@ def render(
         "# them. `types`: argument types that need the cast; `uniform`: every CUDA declaration taking this",
         "# many arguments has this parameter type there (the cast is CUDA's own conversion, whatever the",
         "# argument's type).",
+        f"# Probed with {source}.",
         f"hip_version: '{version}'",
         f"cuda_version: '{cuda}'",
         "casts:",
@@ -352,7 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     decls = [d for d in decls if d.name in names]
     version = hip_version(args.hipcc)
     rows, notes = derive(decls, names, args.clang, args.cuda_include, args.hipcc)
-    text = render(version, cuda_version(args.cuda_include), rows, notes, result_types(returns))
+    text = render(
+        version, cuda_version(args.cuda_include), rows, notes, result_types(returns), probed_with(args.hipcc)
+    )
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out,

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_common import hip_version, write_or_check  # noqa: E402
+from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 
 PREFIX = "hip-identifiers-"
 _LINE_MARKER = re.compile(r"^#.*$", re.M)
@@ -70,7 +70,7 @@ def identifiers(text: str) -> tuple[list[str], list[str]]:
     return sorted(names), sorted(called)
 
 
-def render(version: str, names: list[str], called: list[str]) -> str:
+def render(version: str, names: list[str], called: list[str], source: str) -> str:
     def wrapped(words: list[str]) -> list[str]:
         """A folded YAML scalar: space-separated words (the reader splits it), 110 columns."""
         lines, line = [], ""
@@ -86,6 +86,7 @@ def render(version: str, names: list[str], called: list[str]) -> str:
         f"# hip/hip_runtime.h of HIP {version} (hipcc -E, host and device), reserved names left out. A user",
         "# macro of such a name defined before the runtime header breaks it (`called`: followed by `(`,",
         "# what a function-like macro needs). Each list: one folded string of space-separated names.",
+        f"# Probed with {source}.",
         f"hip_version: '{version}'",
         "identifiers: >-",
         *wrapped(names),
@@ -103,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     version = hip_version(args.hipcc)
     names, called = identifiers(preprocessed(args.hipcc))
-    text = render(version, names, called)
+    text = render(version, names, called, probed_with(args.hipcc))
     out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_hip_identifiers", f"{len(names)} identifiers ({len(called)} called)"

@@ -15,13 +15,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from fixture_cases import FIXTURES, _options, hipcc_syntax
+from toolchains import Toolchain, params, require
 
 import hipify_py.translate as translate_module
 from hipify_py.context import Context
 from hipify_py.options import Options
 from hipify_py.rules.collisions import check_collisions, merge_candidates
 from hipify_py.rules.vector_ops import check_vector_operators
+from hipify_py.rules.vector_ops_data import AMBIGUOUS_COMPOUND, AMBIGUOUS_STEP
 from hipify_py.translate import default_tables, translate
 
 HIPCC = shutil.which("hipcc")
@@ -97,15 +100,34 @@ def test_ambiguous_operator_fails_where_used(tmp_path: Path) -> None:
     assert proc.returncode != 0 and "is ambiguous" in proc.stderr, proc.stderr[-3000:]
 
 
-@needs_hipcc
-def test_vector_operator_facts_match_the_installed_hip() -> None:
+@pytest.mark.parametrize("chain", params())
+def test_vector_operator_facts_match_each_hipcc(chain: Toolchain) -> None:
+    """scripts/probe_vector_ops.py --check against the committed table of every target (~1 s each)."""
+    hipcc = require(chain)
+    table = REPO / "mappings" / f"vector-ops-{chain.version}.yaml"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/probe_vector_ops.py"), "--check"],
+        [
+            sys.executable,
+            str(REPO / "scripts/probe_vector_ops.py"),
+            "--hipcc",
+            hipcc,
+            "--check",
+            "--out",
+            str(table),
+        ],
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_rule_facts_are_the_hip_52_table() -> None:
+    """vector_ops_data.py's ambiguous operators are what the HIP 5.2 probe found, form for form."""
+    doc = yaml.safe_load((REPO / "mappings" / "vector-ops-5.2.yaml").read_text())
+    stated = {f"{op} vector" for op in AMBIGUOUS_COMPOUND}
+    stated |= {f"{op} {fix}" for op in AMBIGUOUS_STEP for fix in ("prefix", "postfix")}
+    assert set(doc["ambiguous"]) == stated
 
 
 @needs_hipcc

@@ -1,7 +1,10 @@
 """Facts about the operators HIP defines on its vector types (float4, int2, uchar4, ...).
 
-Source: hip/amd_detail/amd_hip_vector_types.h (HIP 5.2, unchanged in the ROCm 6.x headers), checked by
-compiling with hipcc: scripts/probe_vector_ops.py (run by tests/test_vector_ops.py where hipcc exists).
+Source: hip/amd_detail/amd_hip_vector_types.h of HIP 5.2, checked by compiling with hipcc:
+scripts/probe_vector_ops.py writes mappings/vector-ops-<HIP>.yaml per release (tests/test_merged.py
+holds the constants below equal to the 5.2 table). ROCm 6.4 and 7.2 also define non-template friend
+`operator*` and `operator/` (vector, vector), so a user's element-wise `float2 operator*(float2, float2)`
+(helper_math.h) is ambiguous there too; the rule does not know that yet.
 
 Each vector type is `HIP_vector_type<T, n>`. It has
 - non-template member operators `+= -= *= /=` taking the same vector type, and `++`/`--` (prefix and
