@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from toolchains import Toolchain, require
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -52,11 +53,17 @@ def load_script(name: str) -> ModuleType:
     return module
 
 
-def check_probe_table(script: str) -> None:
-    """Re-run a probe script in --check mode against the committed table for the installed HIP."""
+def check_probe_table(script: str, chain: Toolchain, nvcc: bool = False, cuda_headers: bool = False) -> None:
+    """Re-run a probe script in --check mode with a toolchain's hipcc (tests/toolchains.py: skipped
+    when absent, failing under CI) against the committed table of its HIP version. `nvcc`,
+    `cuda_headers`: the probe needs them too (skipped without)."""
+    hipcc = require(chain)
+    if nvcc and shutil.which("nvcc") is None:
+        pytest.skip("re-probing needs nvcc (what CUDA accepts)")
+    if cuda_headers and load_script("probe_calls")._default_cuda_include() is None:
+        pytest.skip("re-probing needs CUDA headers (cuda_runtime_api.h)")
     probe = load_script(script)
-    version = probe.hip_version(shutil.which("hipcc"))
-    out = REPO / "mappings" / f"{probe.PREFIX}{version}.yaml"
-    if not out.is_file():
-        pytest.skip(f"no committed {probe.PREFIX}{version}.yaml for the installed HIP {version}")
-    assert probe.main(["--check", "--out", str(out)]) == 0, f"run scripts/{script}.py"
+    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    assert out.is_file(), f"no committed {out.name}: run scripts/{script}.py --hipcc {hipcc}"
+    command = f"scripts/{script}.py --hipcc {hipcc}"
+    assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0, f"run {command}"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import load_script
+from conftest import check_probe_table, load_script
+from toolchains import Toolchain, params
 
 from hipify_py.options import Options
 from hipify_py.rules.calls import load_call_table
@@ -97,17 +97,20 @@ def test_second_run_changes_nothing() -> None:
 CUDA = Path("/usr/local/cuda/include") if Path("/usr/local/cuda/include").is_dir() else None
 
 
-@pytest.mark.skipif(
-    shutil.which("hipcc") is None or load_script("probe_calls")._default_cuda_include() is None,
-    reason="needs hipcc and CUDA headers (cuda_runtime_api.h) to re-probe",
-)
-def test_committed_probe_facts_match_the_installed_headers() -> None:
-    probe = load_script("probe_calls")
-    version = probe.hip_version(shutil.which("hipcc"))
-    out = REPO / "mappings" / f"call-probes-{version}.yaml"
-    if not out.is_file():
-        pytest.skip(f"no committed probe facts for the installed HIP {version}")
-    assert probe.main(["--check", "--out", str(out)]) == 0, "run scripts/probe_calls.py"
+@pytest.mark.parametrize("chain", params())
+def test_committed_probe_facts_match_each_hipcc(chain: Toolchain) -> None:
+    check_probe_table("probe_calls", chain, cuda_headers=True)
+
+
+def test_probe_facts_per_release() -> None:
+    """HIP 5.2 lacks hipStreamWaitEvent's default flags and hipHostAlloc's template overload; 6.4 and
+    7.2 have both, so neither the `0` nor the cast is written for them."""
+    both = {"cudaStreamWaitEvent", "cudaHostAlloc"}
+    for version, needed in (("5.2", both), ("6.4", set()), ("7.2", set())):
+        table = load_call_table(version)
+        assert table.probes_version == version
+        probes = {c.cuda for cs in table.changes.values() for c in cs if c.source == "probe"}
+        assert probes & both == needed
 
 
 def test_kept_names_keep_their_arguments() -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import check_probe_table, load_script
+from conftest import check_probe_table
+from toolchains import Toolchain, params
 
 from hipify_py.declared import expression_type
 from hipify_py.options import Options
@@ -17,12 +17,9 @@ from hipify_py.translate import translate
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.skipif(
-    shutil.which("hipcc") is None or load_script("probe_calls")._default_cuda_include() is None,
-    reason="needs hipcc and CUDA headers (cuda_runtime_api.h) to re-probe",
-)
-def test_committed_device_casts_match_the_installed_headers() -> None:
-    check_probe_table("probe_device_calls")
+@pytest.mark.parametrize("chain", params())
+def test_committed_device_casts_match_each_hipcc(chain: Toolchain) -> None:
+    check_probe_table("probe_device_calls", chain, cuda_headers=True)
 
 
 def test_table_has_the_known_ambiguity() -> None:

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from conftest import check_probe_table
+from toolchains import Toolchain, params
 
 from hipify_py.options import Options
 from hipify_py.rules.detectors.host_math import device_only_math
 from hipify_py.translate import translate
 
 
-@pytest.mark.skipif(
-    shutil.which("hipcc") is None or shutil.which("nvcc") is None,
-    reason="re-probing needs both hipcc and nvcc (CUDA's headers say what CUDA offers on the host)",
-)
-def test_committed_table_matches_the_compilers() -> None:
-    check_probe_table("probe_host_math")
+@pytest.mark.parametrize("chain", params())
+def test_committed_table_matches_each_hipcc(chain: Toolchain) -> None:
+    check_probe_table("probe_host_math", chain, nvcc=True)  # CUDA's headers say what the host has
+
+
+def test_host_callable_since_6_4() -> None:
+    """rsqrtf, sinpi and cospi are host functions too in ROCm 6.4 and 7.2; erfcinv still is not."""
+    for version in ("6.4", "7.2"):
+        found, names = device_only_math(version)
+        assert found == version and not names & {b"rsqrtf", b"sinpi", b"cospi"} and b"erfcinv" in names
 
 
 def test_table() -> None:

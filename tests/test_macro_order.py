@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import check_probe_table
+from toolchains import Toolchain, params
 
 from hipify_py.options import Options
 from hipify_py.rules.macro_order import GUARD, hip_identifiers
@@ -16,9 +17,15 @@ from hipify_py.translate import translate
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.skipif(shutil.which("hipcc") is None, reason="needs hipcc to re-probe")
-def test_committed_identifiers_match_the_installed_headers() -> None:
-    check_probe_table("probe_hip_identifiers")
+@pytest.mark.parametrize("chain", params())
+def test_committed_identifiers_match_each_hipcc(chain: Toolchain) -> None:
+    check_probe_table("probe_hip_identifiers", chain)
+
+
+@pytest.mark.parametrize("chain", params())
+def test_committed_device_functions_match_each_hipcc(chain: Toolchain) -> None:
+    """scripts/probe_device_functions.py (rules/cxx.py's table, and probe_host_math.py's candidates)."""
+    check_probe_table("probe_device_functions", chain)
 
 
 def test_table_has_the_template_parameter_and_min() -> None:
