@@ -45,7 +45,7 @@ INCLUDE_ORDER_FILE = "include-order.yaml"  # HIP headers that need another HIP h
 HIP_HEADERS_GLOB = "hip-headers-*.yaml"
 CUSTOM_FAMILY = "custom"
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
-CACHE_FORMAT = 3  # bump when the cached payload layout changes
+CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)
 
 
 class Entry(NamedTuple):
@@ -137,8 +137,12 @@ class Mappings(NamedTuple):
     digest: str
     latest_hip_version: str
     namespaces: tuple[Namespace, ...]
-    # HIP/ROC name -> highest library version whose installed headers were checked not to declare it
+    # HIP/ROC name -> highest library version whose installed headers were checked not to declare it,
+    # below the first checked version that declares it (not yet added there)
     absent_in: Mapping[str, str]
+    # name -> first checked version whose headers lack it after an older checked one declared it (removed
+    # by then: hipBLAS 3's `_v2` names in ROCm 7.2, declared in 6.4)
+    removed_in: Mapping[str, str]
     # name -> earliest version whose real headers declare it although the tables date it later
     present_in: Mapping[str, str]
     guards: Mapping[str, tuple[Guard, ...]]  # by CUDA macro
@@ -348,13 +352,17 @@ def _header_records(doc: Mapping[str, Any], where: str) -> list[tuple]:
 
 
 def _absent_records(doc: Mapping[str, Any], where: str, key: str = "absent") -> list[list[str]]:
-    """[name, version] pairs from `hip_headers: [{library, version, absent: [names], present: [names]}]`."""
+    """[name, version, library] from `hip_headers: [{library, version, absent: [names], present: [names]}]`;
+    key "probed": one [library, version] per block (the libraries each install's check covered)."""
     records: list[list[str]] = []
     for i, block in enumerate(doc.get("hip_headers") or []):
         if not isinstance(block, dict) or not block.get("version"):
             raise ValueError(f"{where}: hip_headers block {i + 1} needs a `version`")
-        version = str(block["version"])
-        records.extend([str(name), version] for name in block.get(key) or ())
+        version, library = str(block["version"]), str(block.get("library") or "")
+        if key == "probed":
+            records.append([library, version])
+        else:
+            records.extend([str(name), version, library] for name in block.get(key) or ())
     return records
 
 
@@ -386,6 +394,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     namespaces: list[tuple] = []
     absent: list[list[str]] = []
     present: list[list[str]] = []
+    probed: list[list[str]] = []
     guards: list[tuple] = []
     extras: list[tuple] = []
     include_order: list[tuple] = []
@@ -395,6 +404,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
         namespaces.extend(_namespace_records(doc, str(path)))
         absent.extend(_absent_records(doc, str(path)))
         present.extend(_absent_records(doc, str(path), "present"))
+        probed.extend(_absent_records(doc, str(path), "probed"))
         guards.extend(_guard_records(doc, str(path)))
         extras.extend(_extra_records(doc, str(path)))
         include_order.extend(_include_need_records(doc, str(path)))
@@ -409,6 +419,7 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
         "namespaces": namespaces,
         "absent": absent,
         "present": present,
+        "probed": probed,
         "guards": guards,
         "extras": extras,
         "include_order": include_order,
@@ -600,6 +611,36 @@ def _latest_version(records: Iterable[tuple]) -> str:
     return max(versions, key=parse_version, default="")
 
 
+def _absences(
+    absent: Iterable[Sequence[str]], probed: Iterable[Sequence[str]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(absent_in, removed_in) from [name, version, library] records and the [library, version] checks.
+
+    Absent in a later release implies absent before it only up to the first checked release that
+    declares the name: an absence after that one is a removal (ROCm 7.2's hipBLAS 3 lacks the `_v2`
+    names 6.4 declares), not "not yet added", and says nothing about the releases before it."""
+    checked: dict[str, set[str]] = {}
+    for library, version in probed:
+        checked.setdefault(library, set()).add(version)
+    missing: dict[str, set[str]] = {}
+    libraries: dict[str, set[str]] = {}
+    for name, version, *library in absent:
+        missing.setdefault(name, set()).add(version)
+        libraries.setdefault(name, set()).update(library[:1])
+    absent_in: dict[str, str] = {}
+    removed_in: dict[str, str] = {}
+    for name, versions in missing.items():
+        declared = set().union(*(checked.get(lib, set()) for lib in libraries[name])) - versions
+        first = min(declared, key=parse_version, default="")
+        before = [v for v in versions if not first or compare_versions(v, first) < 0]
+        if before:
+            absent_in[name] = max(before, key=parse_version)
+        after = [v for v in versions if first and compare_versions(v, first) > 0]
+        if after:
+            removed_in[name] = min(after, key=parse_version)
+    return absent_in, removed_in
+
+
 def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) -> Mappings:
     rows: dict[str, list[tuple]] = {}
     libraries: dict[str, dict[str, str]] = {}
@@ -625,12 +666,12 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
     needs = {
         r[0]: IncludeNeed(*r) for r in (*builtin.get("include_order", ()), *extra.get("include_order", ()))
     }
-    absent_in: dict[str, str] = {}
-    for name, version in (*builtin.get("absent", ()), *extra.get("absent", ())):
-        if compare_versions(version, absent_in.get(name, "")) > 0:
-            absent_in[name] = version  # absent in a later release implies absent before it
+    absent_in, removed_in = _absences(
+        (*builtin.get("absent", ()), *extra.get("absent", ())),
+        (*builtin.get("probed", ()), *extra.get("probed", ())),
+    )
     present_in: dict[str, str] = {}
-    for name, version in (*builtin.get("present", ()), *extra.get("present", ())):
+    for name, version, *_ in (*builtin.get("present", ()), *extra.get("present", ())):
         if name not in present_in or compare_versions(version, present_in[name]) < 0:
             present_in[name] = version  # present in an earlier release implies present after it
     packed: dict[int, str] = {}  # why by id: a record in several indexes is stored once
@@ -653,6 +694,7 @@ def _build(builtin: Mapping[str, Any], extra: Mapping[str, Any], digest: str) ->
         latest_hip_version=_latest_version(r for records in families.values() for r in records),
         namespaces=tuple(namespaces.values()),
         absent_in=absent_in,
+        removed_in=removed_in,
         present_in=present_in,
         guards={name: tuple(rows) for name, rows in guards.items()},
         include_needs=needs,

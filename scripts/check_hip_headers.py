@@ -65,6 +65,10 @@ LIBRARIES: tuple[Library, ...] = (
             "hip/hip_cooperative_groups.h",
             "hip/hip_ext.h",
             "hip/hip_bfloat16.h",
+            # why: since ROCm 6 the GL interop names and the math constants live only in these (a
+            # translation includes them for cuda_gl_interop.h and math_constants.h); absent before
+            "hip/hip_gl_interop.h",
+            "hip/hip_math_constants.h",
         ),
     ),
     Library("hiprtc", ("hip/hiprtc.h",), ("hip/hiprtc.h",)),
@@ -77,14 +81,25 @@ LIBRARIES: tuple[Library, ...] = (
     Library("hipsparse", ("hipsparse", "hipsparse.h"), ("hipsparse/hipsparse.h",)),
     Library("rocsparse", ("rocsparse", "rocsparse.h"), ("rocsparse/rocsparse.h",)),
     Library("hipblas", ("hipblas", "hipblas.h"), ("hipblas/hipblas.h",)),
+    Library("hipblaslt", ("hipblaslt",), ("hipblaslt/hipblaslt.h",)),
     Library("rocblas", ("rocblas", "rocblas.h"), ("rocblas/rocblas.h",)),
-    Library("hipfft", ("hipfft", "hipfft.h"), ("hipfft/hipfft.h",)),
+    Library("hipfft", ("hipfft", "hipfft.h"), ("hipfft/hipfft.h", "hipfft/hipfftXt.h")),
     Library("hipsolver", ("hipsolver", "hipsolver.h"), ("hipsolver/hipsolver.h",)),
     Library("rocsolver", ("rocsolver", "rocsolver.h"), ("rocsolver/rocsolver.h",)),
     Library("hipcub", ("hipcub",), ("hipcub/hipcub.hpp",)),
     Library("miopen", ("miopen",), ("miopen/miopen.h",)),
 )
 LIBRARY = {lib.key: lib for lib in LIBRARIES}
+# why: cuBLASLt rows live in the cublas family, but their HIP names come from hipBLASLt, a package of
+# its own (a ROCm install may have hipBLAS without it): they are checked only where it is installed
+_HIPBLASLT = re.compile(r"hipblaslt", re.I)
+
+
+def library_of(library: str | None, name: str) -> str | None:
+    """The library that declares `name` (a hip/roc name or header of a family whose library is `library`)."""
+    return "hipblaslt" if library == "hipblas" and _HIPBLASLT.match(name) else library
+
+
 # family -> (library of the hip column, library of the roc column); hipDNN has no package anywhere
 FAMILY_LIBRARIES: Mapping[str, tuple[str | None, str | None]] = {
     "runtime": ("hip", None),
@@ -418,6 +433,7 @@ def check_entries(
                 ("roc", roc_lib, entry.roc, entry.roc_added, entry.roc_removed),
             )
             for side, lib, name, added, removed in sides:
+                lib = library_of(lib, name or "")
                 if not (lib and name and lib in versions) or not all(map(IDENT.match, name.split("::"))):
                     continue  # not installed, no counterpart, or not a name (driver's `void*`)
                 klass = classify(present(lib, name), added, removed, versions[lib])
@@ -451,6 +467,7 @@ def check_headers(headers: Iterable[Header], root: Path, versions: Mapping[str, 
     for header in sorted(headers, key=lambda h: h.cuda):
         hip_lib, roc_lib = FAMILY_LIBRARIES.get(header.family, (None, None))
         for side, lib, name in (("hip", hip_lib, header.hip), ("roc", roc_lib, header.roc)):
+            lib = library_of(lib, name or "")
             if lib and name and lib in versions:
                 klass = classify(
                     (root / name).is_file(), header.hip_added if side == "hip" else "", "", versions[lib]

@@ -12,7 +12,9 @@ scripts/ci_include_view.py, to run them as CI would on a machine that has more.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from types import ModuleType
 
 import pytest
 import yaml
+from toolchains import TOOLCHAINS, Toolchain, require
 
 from hipify_py.mappings import Entry, Header, compare_versions, load_mappings
 from hipify_py.options import Options
@@ -250,12 +253,21 @@ def test_cli_writes_facts_the_loader_reads(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_later_facts_win(tmp_path: Path) -> None:
-    """Absent in a later release implies absent earlier: the highest checked version is kept."""
+    """Absent in a later release implies absent earlier, up to a checked release that declares the name:
+    the highest such version is kept; an absence after a release that declares it is a removal."""
     old, new = tmp_path / "hip-headers-a.yaml", tmp_path / "hip-headers-b.yaml"
-    old.write_text("hip_headers:\n- {library: hip, version: '5.2', absent: [hipX, hipY]}\n")
-    new.write_text("hip_headers:\n- {library: hip, version: '6.0', absent: [hipX]}\n")
+    old.write_text("hip_headers:\n- {library: hiptest, version: '5.2', absent: [hipX, hipY]}\n")
+    new.write_text("hip_headers:\n- {library: hiptest, version: '6.0', absent: [hipX]}\n")
     loaded = load_mappings([new, old])
     assert (loaded.absent_in["hipX"], loaded.absent_in["hipY"]) == ("6.0", "5.2")
+    # hipZ is declared by 6.0 (its check lists hiptest without it) and gone in 7.0: removed, not "not
+    # yet added" (a library of its own: the shipped facts' checks of `hip` would count as well)
+    newest = tmp_path / "hip-headers-c.yaml"
+    newest.write_text("hip_headers:\n- {library: hiptest, version: '7.0', absent: [hipX, hipY, hipZ]}\n")
+    loaded = load_mappings([new, old, newest])
+    assert (loaded.absent_in["hipX"], loaded.removed_in.get("hipX")) == ("7.0", None)
+    assert (loaded.absent_in["hipY"], loaded.removed_in["hipY"]) == ("5.2", "7.0")  # back in 6.0
+    assert ("hipZ" not in loaded.absent_in, loaded.removed_in["hipZ"]) == (True, "7.0")
     bad = tmp_path / "bad.yaml"
     bad.write_text("hip_headers:\n- {library: hip, absent: [hipX]}\n")
     with pytest.raises(ValueError, match="needs a `version`"):
@@ -272,15 +284,17 @@ def rules_for(source: str, **options: str) -> dict[str, list[str]]:
 
 
 def test_tool_warns_for_names_the_headers_lack() -> None:
-    """cudaErrorLossyQuery -> hipErrorLossyQuery: the tables give no HIP version, Debian's 5.2 lacks it."""
-    assert load_mappings().absent_in.get("hipErrorLossyQuery") == "5.2"
+    """cudaErrorLossyQuery -> hipErrorLossyQuery: the tables give no HIP version, and Debian's 5.2, 6.4
+    and 7.2 all lack it."""
+    assert load_mappings().absent_in.get("hipErrorLossyQuery") == "7.2"
     source = "#include <cuda_runtime.h>\nint f() { return cudaErrorLossyQuery; }\n"
     at_52 = rules_for(source, hip_version="5.2")
     assert at_52["HIP103"] == [
-        "cudaErrorLossyQuery -> hipErrorLossyQuery is not in the HIP 5.2 headers "
+        "cudaErrorLossyQuery -> hipErrorLossyQuery is not in the HIP 7.2 headers "
         "(the tables give no version; target 5.2); rewritten"
     ]
-    assert "HIP103" not in rules_for(source, hip_version="5.3")
+    assert "HIP103" in rules_for(source, hip_version="6.4")
+    assert "HIP103" not in rules_for(source, hip_version="7.3")  # newer than any release checked
     assert "HIP103" not in rules_for(source)  # no target: the latest HIP is assumed
     kept = translate(source.encode(), Options(hip_version="5.0", version_policy="keep"))
     assert b"cudaErrorLossyQuery" in kept.text and b"hipErrorLossyQuery" not in kept.text
@@ -405,6 +419,21 @@ def test_translated_dangerous_names_do_not_compile_and_are_flagged(real_scan: ob
     )
     undeclared = set(CHK.undeclared_names(proc.stderr))
     assert {hip for _, hip in dangerous} <= undeclared, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("chain", [pytest.param(t, id=t.id) for t in TOOLCHAINS if t.version != "5.2"])
+def test_committed_facts_match_each_rocm_toolchain(chain: Toolchain, tmp_path: Path) -> None:
+    """hip-headers-6.4/7.2.yaml are what the script writes with that toolchain's hipcc (~25 s each).
+    HIP 5.2's comes from CI's include view (the tests above)."""
+    hipcc = require(chain)
+    out = tmp_path / f"hip-headers-{chain.version}.yaml"
+    with contextlib.redirect_stdout(io.StringIO()):
+        CHK.main(["--hipcc", hipcc, "--write-facts", str(out)])
+    committed = REPO / "mappings" / out.name
+    fresh, kept = yaml.safe_load(out.read_text()), yaml.safe_load(committed.read_text())
+    assert (fresh["source"], fresh["hip_headers"]) == (kept["source"], kept["hip_headers"]), (
+        f"regenerate {committed.name} with the command in its header comment"
+    )
 
 
 def test_ci_include_view_reads_the_ci_package_list(tmp_path: Path) -> None:
