@@ -1,8 +1,9 @@
 """Warp-sync adaptations: the table itself, pairs per target version, and outputs checked against the table.
 
-HIP 5.2 outputs are compiled with hipcc (tests/test_hipcc_examples.py, topic warp_sync/hip52); no newer
-HIP is installed here, so 6.2+ outputs are checked against the facts in the table: every warp-sync call
-left in them exists at that target, takes a 64-bit mask, and the opt-in macro is defined where needed.
+Outputs of warp_sync/hip52, hip62 and hip70 are compiled with HIP 5.2, ROCm 6.4 and 7.2
+(tests/test_hipcc_examples.py); they are also checked against the facts in the table: every warp-sync
+call left in them exists at that target, takes a 64-bit mask, and the opt-in macro is defined where
+needed. A project header using the builtins after a HIP header is compiled with ROCm 6.4 here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def test_table_rows_have_sources_and_do_not_overlap() -> None:
     for version in VERSIONS:
         rows_for(version)  # raises when two rows for one name hold for one version
     assert rows_for("5.2")["__shfl_down_sync"].hip == "__shfl_down"
-    assert rows_for("6.2")["__shfl_down_sync"].op == "widen-mask"
+    assert rows_for("6.2")["__shfl_down_sync"].op == "drop-full-mask"
+    assert rows_for("7.0")["__shfl_down_sync"].op == "widen-mask"
     assert rows_for("6.2")["__shfl_down_sync"].needs_enable("6.2")
     assert not rows_for("7.0")["__shfl_down_sync"].needs_enable("7.0")
 
@@ -55,8 +57,11 @@ def test_not_full_masks(text: bytes) -> None:
         ("5.2", b"n = __popc(__ballot_sync(-1, p));", b"n = __popcll(__ballot(p));"),
         ("5.2", b"a = __activemask();", b"a = __ballot(1);"),
         ("6.0", b"v = __shfl_xor_sync(0xffffffff, v, 1, 16);", b"v = __shfl_xor(v, 1, 16);"),
+        ("6.3", b"v = __shfl_up_sync(0xffffffff, v, 1);", b"v = __shfl_up(v, 1);"),
+        ("6.3", b"v = __shfl_sync(m, v, 0);", b"v = __shfl_sync(static_cast<unsigned long long>(m), v, 0);"),
+        ("6.3", b"a = __activemask();", b"a = __ballot(1);"),
         (
-            "6.3",
+            "7.2",
             b"v = __shfl_up_sync(0xffffffff, v, 1);",
             b"v = __shfl_up_sync(0xffffffffffffffffULL, v, 1);",
         ),
@@ -112,7 +117,7 @@ def test_newer_outputs_match_the_table(case) -> None:
         if row.op == "missing":
             assert missing_reported, f"{name} does not exist in HIP {target} but nothing says so"
             continue
-        assert row.op == "widen-mask", f"{name} left in a HIP {target} output"
+        assert row.op in ("widen-mask", "drop-full-mask"), f"{name} left in a HIP {target} output"
         uses_opt_in |= row.needs_enable(target)
         mask = m.group(2).strip()
         if row.mask and mask:
@@ -128,3 +133,30 @@ def test_newer_outputs_match_the_table(case) -> None:
 def test_fixture_folders_cover_each_version() -> None:
     folders = {p.name for p in (FIXTURES / "warp_sync").iterdir() if p.is_dir()}
     assert {"hip52", "hip62", "hip70"} <= folders
+
+
+def test_project_header_after_a_hip_header_compiles(tmp_path: Path) -> None:
+    """A TU that includes the runtime (through common.h) before the project header that shuffles: the
+    opt-in macro would come too late there, so a full mask takes the mask-free form on ROCm 6.x."""
+    from click.testing import CliRunner
+    from toolchains import by_version, require, syntax_check
+
+    from hipify_py.cli import main
+
+    hipcc = require(by_version("6.4"))
+    (tmp_path / "common.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")
+    (tmp_path / "reduce.cuh").write_text(
+        "#pragma once\n#define FULL_MASK 0xffffffff\n"
+        "__device__ float warp_sum(float v) {\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);\n"
+        "  return v + __any_sync(FULL_MASK, v > 0) + __ballot_sync(FULL_MASK, v < 0);\n}\n"
+    )
+    (tmp_path / "main.cu").write_text(
+        '#include "common.h"\n#include "reduce.cuh"\n'
+        "__global__ void k(float* p) { p[threadIdx.x] = warp_sum(p[threadIdx.x]); }\n"
+    )
+    done = CliRunner().invoke(main, ["convert", str(tmp_path), "--in-place", "--hip-version", "6.4", "-q"])
+    assert done.exit_code == 0, done.output
+    assert b"HIP_ENABLE_WARP_SYNC_BUILTINS" not in (tmp_path / "reduce.cuh").read_bytes()
+    proc = syntax_check(hipcc, tmp_path / "main.cu")
+    assert proc.returncode == 0, proc.stderr[-3000:]
