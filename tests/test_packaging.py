@@ -180,6 +180,12 @@ def test_version_is_the_installed_distribution_version(built: Built, tmp_path: P
     shown = hipify(built, "--version", cwd=tmp_path, cache=tmp_path / "cache")
     assert shown.returncode == 0 and shown.stdout.strip() == f"hipify-py, version {metadata}"
     assert metadata == module
+    (tmp_path / "k.cu").write_text(TINY_CUDA)
+    reports = ["--report", "r.json", "--report", "r.sarif"]
+    hipify(built, "convert", "k.cu", "--check", *reports, cwd=tmp_path, cache=tmp_path / "cache")
+    assert json.loads((tmp_path / "r.json").read_text())["tool"]["version"] == metadata
+    (sarif_run,) = json.loads((tmp_path / "r.sarif").read_text())["runs"]
+    assert sarif_run["tool"]["driver"]["version"] == metadata
 
 
 def test_readme_command_matches_the_checkout_and_builds_no_table(built: Built, tmp_path: Path) -> None:
