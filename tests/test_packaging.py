@@ -237,39 +237,45 @@ def test_verify_runs_from_the_installed_package(built: Built, tmp_path: Path) ->
     assert "translation units compiled: 1/1" in done.stdout + done.stderr
 
 
+def program(kind: str, request: pytest.FixtureRequest) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of the installed package (built once) or of this checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HIPIFY_PY_CACHE_DIR", "XDG_CACHE_HOME")}
+    if kind == "checkout":
+        return [sys.executable, "-m", "hipify_py"], {**env, "PYTHONPATH": str(REPO)}
+    env.pop("PYTHONPATH", None)
+    return [str(request.getfixturevalue("built").bin / "hipify-py")], env
+
+
+@pytest.mark.parametrize("kind", ["checkout", "installed"])
 @pytest.mark.parametrize("where", ["cache dir under a file", "home under a file"])
 def test_unwritable_cache_is_quiet_and_gives_the_same_result(
-    built: Built, tmp_path: Path, where: str
+    request: pytest.FixtureRequest, tmp_path: Path, kind: str, where: str
 ) -> None:
     """A cache directory that cannot be created (a path under a regular file: root ignores file modes,
     this fails for everyone) gives the same files and the same messages as a run with a cache."""
+    command, env = program(kind, request)
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a directory\n")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("PYTHONPATH", "HIPIFY_PY_CACHE_DIR", "XDG_CACHE_HOME")
-    }
-    if where == "home under a file":
-        env["HOME"] = str(blocker / "home")
-    else:
-        env["HIPIFY_PY_CACHE_DIR"] = str(blocker / "cache")
+    blocked_env = {**env, "HOME": str(blocker / "home")}
+    if where == "cache dir under a file":
+        blocked_env = {**env, "HIPIFY_PY_CACHE_DIR": str(blocker / "cache")}
+    usual_env = {**env, "HIPIFY_PY_CACHE_DIR": str(tmp_path / "cache")}
     blocked_dir, usual_dir = tmp_path / "blocked", tmp_path / "usual"
     for folder in (blocked_dir, usual_dir):
         shutil.copytree(EXAMPLES, folder / "examples")
-    for args in (
-        ["--check", "--diff"],
-        ["-o", "out", "-j", "2"],
-        ["-o", "out", "-j", "2"],
-    ):  # -o twice: a re-run
-        blocked = run([built.bin / "hipify-py", "convert", "examples", *args], blocked_dir, env)
-        usual = hipify(built, "convert", "examples", *args, cwd=usual_dir, cache=tmp_path / "cache")
+        (folder / "k.cu").write_text(TINY_CUDA)
+    runs = [["examples", "--check", "--diff"], ["examples", "-o", "out", "-j", "2"]]
+    runs += [runs[-1]]  # a re-run, which a cache would have served
+    runs += [["k.cu", "--check", "--verify"]] if shutil.which("hipcc") else []
+    for args in runs:
+        blocked = run([*command, "convert", *args], blocked_dir, blocked_env)
+        usual = run([*command, "convert", *args], usual_dir, usual_env)
         assert "Traceback" not in blocked.stderr, blocked.stderr
         assert (blocked.returncode, blocked.stdout, blocked.stderr) == (
             usual.returncode,
             usual.stdout,
             usual.stderr,
-        )
+        ), args
     assert tree_bytes(blocked_dir / "out") == tree_bytes(usual_dir / "out") != {}
     assert blocker.read_text() == "a file, not a directory\n"
 
