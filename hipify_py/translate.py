@@ -121,17 +121,21 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     if _already_hip(ctx, parts):
         # why: `<<<>>>` is valid HIP too; a file with nothing CUDA left in it stays byte-identical
         parts = [(r, RuleResult(diagnostics=p.diagnostics) if r is convert_launches else p) for r, p in parts]
-    for _, part in parts:
-        combined.edits.extend(part.edits)
+    shim_edits: list[Edit] = []
+    for rule, part in parts:
+        # why apart: a shim inserted at the top of a file with no include needs the runtime header's
+        # types (char4, hipError_t), which is inserted at the same offset: the shim must come after it
+        (shim_edits if rule is insert_shims else combined.edits).extend(part.edits)
         combined.diagnostics.extend(part.diagnostics)
         combined.counts.update(part.counts)
         combined.settled.extend(part.settled)
-    combined.edits.extend(_runtime_include(ctx, combined))
-    if combined.edits:
-        implicit = add_implicit_includes(ctx, combined.edits, include_position(ctx))
+    combined.edits.extend(_runtime_include(ctx, RuleResult(combined.edits + shim_edits, [], combined.counts)))
+    if combined.edits or shim_edits:
+        implicit = add_implicit_includes(ctx, combined.edits + shim_edits, include_position(ctx))
         combined.edits.extend(implicit.edits)
         combined.diagnostics.extend(implicit.diagnostics)
         combined.counts.update(implicit.counts)
+    combined.edits.extend(shim_edits)
     for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
         order = runtime_first(ctx, combined.edits)
         combined.edits.extend(order.edits)

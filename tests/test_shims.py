@@ -230,3 +230,48 @@ def test_status_cases_are_the_installed_enumerators() -> None:
     )
     written = set(re.findall(rb"case (HIPSPARSE_STATUS_\w+):", result.text))
     assert {w.decode() for w in written} == declared
+
+
+def _dot_model(name: str, a: int, b: int, c: int, signed: bool) -> int:
+    """CUDA's __dp4a/__dp2a_lo/__dp2a_hi on 32-bit values (CUDA Math API, integer intrinsics)."""
+
+    def part(x: int, shift: int, bits: int) -> int:
+        v = (x >> shift) & ((1 << bits) - 1)
+        return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+    if name == "__dp4a":
+        total = c + sum(part(a, s, 8) * part(b, s, 8) for s in (0, 8, 16, 24))
+    else:
+        low = 0 if name == "__dp2a_lo" else 16
+        total = c + part(a, 0, 16) * part(b, low, 8) + part(a, 16, 16) * part(b, low + 8, 8)
+    total &= 0xFFFFFFFF
+    return total - (1 << 32) if signed and total >> 31 else total
+
+
+def test_dot_product_shims_match_cuda_semantics(tmp_path: Path) -> None:
+    """__dp4a/__dp2a_* shims (no HIP declares them) against the model, signed and unsigned overloads."""
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    shims = [s for s in load_table() if s.name in ("__dp4a", "__dp2a_lo", "__dp2a_hi")]
+    assert len(shims) == 3
+    values = [(0x01020304, 0x05060708, 7), (0xFF80807F, 0x7F8001FF, -3), (0xFFFFFFFF, 0xFFFFFFFF, 0)]
+    lines = ["#include <cstdio>", "struct char4 { signed char x, y, z, w; };"]
+    lines += ["struct uchar4 { unsigned char x, y, z, w; };"]
+    lines += [definition(s, "7.2").decode() for s in shims]
+    lines.append("int main() {")
+    expected = []
+    for s in shims:
+        for a, b, c in values:
+            lines.append(f'  printf("%d\\n", {s.name}((int){a}u, (int){b}u, {c}));')
+            lines.append(f'  printf("%u\\n", {s.name}({a}u, {b}u, (unsigned){c}));')
+            expected += [str(_dot_model(s.name, a, b, c, True)), str(_dot_model(s.name, a, b, c, False))]
+    lines.append('  char4 x{1, -2, 3, -4}; char4 y{-5, 6, -7, 8}; printf("%d\\n", __dp4a(x, y, 1));')
+    lines += ["  return 0;", "}"]
+    expected.append(str(1 - 5 - 12 - 21 - 32))
+    src, exe = tmp_path / "dot.cpp", tmp_path / "dot"
+    src.write_text("\n".join(lines))
+    cmd = [CXX, "-std=c++17", "-O1", "-D__host__=", "-D__device__=", str(src), "-o", str(exe)]
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    got = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    assert got == expected

@@ -57,7 +57,7 @@ def insert_shims(ctx: Context) -> RuleResult:
             result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
             continue
         first = uses[name][0]
-        at = _position(ctx, first[0])
+        at = _below_top_comments(ctx, _position(ctx, first[0]))
         blocks.setdefault(at, []).append(definition(shim, target, _cases(ctx, shim, target), nl))
         result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
         result.diagnostics.append(
@@ -111,6 +111,17 @@ def _position(ctx: Context, offset: int) -> int:
             node = child
             continue
         return ctx.lines.line_start(_leading_comments(ctx, child).start_byte)
+
+
+def _below_top_comments(ctx: Context, at: int) -> int:
+    """Not above the top of the include block when only comments lie between: a file with no include
+    gets the runtime header there (after its licence comment), and the shim needs its types."""
+    from hipify_py.translate import include_position  # why lazy: translate imports the rules
+
+    top = include_position(ctx)
+    if at < top and all(c.type == "comment" for c in ctx.root.children if at <= c.start_byte < top):
+        return top
+    return at
 
 
 def _leading_comments(ctx: Context, node: Node) -> Node:
