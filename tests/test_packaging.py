@@ -163,6 +163,15 @@ def test_wheel_ships_the_tables_built_at_build_time(built: Built) -> None:
     assert any(n.endswith(".marshal") and "/regex-" in n for n in prebuilt)
 
 
+def test_two_builds_ship_the_same_bytes(built: Built, tmp_path: Path) -> None:
+    """The prebuilt tables are reproducible (pickled sets in a fixed order): a rebuild changes nothing."""
+    again = build_wheel(built.sdist, tmp_path)
+    with zipfile.ZipFile(built.wheel) as first, zipfile.ZipFile(again) as second:
+        names = [n for n in first.namelist() if "/prebuilt/" in n]
+        assert names == [n for n in second.namelist() if "/prebuilt/" in n]
+        assert [n for n in names if first.read(n) != second.read(n)] == []
+
+
 def test_sdist_builds_everything_the_wheel_needs(built: Built) -> None:
     with tarfile.open(built.sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
