@@ -90,7 +90,7 @@ def preload_rule_tables(options: Options) -> None:
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy."""
     from hipify_py import adaptations, renames, shims
-    from hipify_py.rules import brace_assign, calls, cxx, device_casts, macro_order
+    from hipify_py.rules import brace_assign, calls, cxx, device_casts, macro_order, vector_ops
     from hipify_py.rules.detectors import host_math
 
     version = options.hip_version
@@ -102,6 +102,7 @@ def preload_rule_tables(options: Options) -> None:
         macro_order.hip_identifiers,
         host_math.device_only_math,
         implicit_headers,
+        vector_ops.ambiguous_forms,
     ):
         load(version)
     for table in (adaptations.load_table, renames.load_table, shims.load_table):

@@ -4,9 +4,12 @@ CUDA's float4/int2/... are plain structs, so code (the helper_math.h pattern) de
 `operator+=(float4&, float4)`, `operator*(float3, float)`... HIP's vector types are classes with their own
 operators (facts in vector_ops_data.py). Outcomes, per user operator:
 
-- `+= -= *= /=` with the same vector type, `++`/`--`: HIP's members make every use ambiguous when the
-  user's operator is `__host__ __device__`. One that provably does what HIP's does (each component once,
-  `a.x += b.x; ...` or `a = make_float4(a.x + b.x, ...)`) is guarded with
+- the forms the target's vector types make ambiguous (mappings/vector-ops-<HIP>.yaml, probed per
+  release by scripts/probe_vector_ops.py): `+= -= *= /=` with the same vector type and `++`/`--` on
+  every HIP; from ROCm 6.4 also `*` and `/` of two vectors (non-template friends). Every use of such a
+  user operator is ambiguous when it is `__host__ __device__`. One that provably does what HIP's does
+  (each component once, `a.x += b.x; ...`, `a = make_float4(a.x + b.x, ...)`,
+  `return make_float2(a.x * b.x, a.y * b.y);`) is guarded with
   `#if !defined(__HIP_PLATFORM_AMD__)` (HIP213: NVIDIA builds keep it, AMD uses HIP's); any other is an
   error for a human (HIP127).
 - a vector-scalar operator (`float2 operator+(float2, float)`) that is not a plain broadcast
@@ -18,18 +21,21 @@ operators (facts in vector_ops_data.py). Outcomes, per user operator:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import NamedTuple
 
+from hipify_py import derived
 from hipify_py.context import Context, Where
 from hipify_py.edits import Edit
 from hipify_py.lazyre import lazy
+from hipify_py.mappings import mappings_dir, read_versioned
 from hipify_py.option_macros import USE
 from hipify_py.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.vector_ops_data import (
-    AMBIGUOUS_COMPOUND,
     AMBIGUOUS_STEP,
     BROADCAST_BINARY,
     BROADCAST_COMPOUND,
@@ -70,6 +76,8 @@ _KEYWORDS = frozenset(
         b"__global__",
     }
 )
+_COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+PREFIX = "vector-ops-"
 _COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})  # `s + a.x` is `a.x + s`, bit for bit (IEEE too)
 GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"
 
@@ -91,11 +99,28 @@ class _Operator(NamedTuple):
     qualifiers: frozenset[bytes] | None  # {__host__, __device__} after macro expansion; None: unknown macro
 
 
+@functools.lru_cache(maxsize=8)
+def ambiguous_forms(
+    hip_version: str | None = None, directory: Path | None = None
+) -> tuple[str, frozenset[str]]:
+    """(probed HIP version, forms such as `*= vector`, `++ prefix`, `/ vector`) for the target or the
+    nearest older probed release."""
+    if directory is None:
+        return derived.load("vector-ops", _build_forms, hip_version)
+    return _build_forms(hip_version, directory)
+
+
+def _build_forms(hip_version: str | None, directory: Path | None = None) -> tuple[str, frozenset[str]]:
+    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    return version, frozenset(str(form) for form in data.get("ambiguous") or ())
+
+
 def check_vector_operators(ctx: Context) -> RuleResult:
     result = RuleResult()
     source = ctx.source
     if b"operator" not in source or not (ctx.identifiers & VECTOR_TYPES.keys()):
         return result
+    _, forms = ambiguous_forms(ctx.options.hip_version)
     own = _own_types(source)
     macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
     guarded: list[tuple[Node, str]] = []
@@ -105,7 +130,7 @@ def check_vector_operators(ctx: Context) -> RuleResult:
         vector = _vector_operand(op, own)
         if vector is None:
             continue
-        if _ambiguous_shape(op, vector):
+        if _ambiguous_shape(op, vector, forms):
             if op.body is None:
                 declarations.append((op, vector))
                 continue
@@ -137,7 +162,8 @@ def check_vector_operators(ctx: Context) -> RuleResult:
 
 def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
     message = (
-        f"operator{op.op} on {vector.decode()} is ambiguous with the member operator of HIP's "
+        f"operator{op.op} on {vector.decode()} is ambiguous with the "
+        f"{'member' if op.op in _COMPOUND or op.op in AMBIGUOUS_STEP else 'friend'} operator of HIP's "
         f"{vector.decode()} at every use; it does not do what HIP's does (element-wise), so it is left: "
         "turn it into a named function, or make it device-only"
     )
@@ -287,15 +313,22 @@ def _by_value_or_const_ref(p: _Param, vector: bytes) -> bool:
     return p.type == vector and (p.ref == "" or (p.ref == "&" and p.const))
 
 
-def _ambiguous_shape(op: _Operator, vector: bytes) -> bool:
-    """Operands that HIP's non-template member operator matches equally well."""
-    if not op.params or op.params[0].type != vector or op.params[0].ref != "&" or op.params[0].const:
+def _ambiguous_shape(op: _Operator, vector: bytes, forms: frozenset[str]) -> bool:
+    """Operands that one of HIP's non-template operators (a member, or a friend for `*`/`/` from ROCm
+    6.4) matches equally well, in a form the target makes ambiguous."""
+    if not op.params or op.params[0].type != vector:
         return False
-    if op.op in AMBIGUOUS_COMPOUND:
-        return len(op.params) == 2 and _by_value_or_const_ref(op.params[1], vector)
+    first = op.params[0]
+    mutable = first.ref == "&" and not first.const
     if op.op in AMBIGUOUS_STEP:
-        return len(op.params) == 1 or (len(op.params) == 2 and op.params[1].type == b"int")
-    return False
+        prefix = len(op.params) == 1 and f"{op.op} prefix" in forms
+        postfix = len(op.params) == 2 and op.params[1].type == b"int" and f"{op.op} postfix" in forms
+        return mutable and (prefix or postfix)
+    if f"{op.op} vector" not in forms or len(op.params) != 2:
+        return False
+    if op.op in _COMPOUND:
+        return mutable and _by_value_or_const_ref(op.params[1], vector)
+    return _by_value_or_const_ref(first, vector) and _by_value_or_const_ref(op.params[1], vector)
 
 
 # -- proving that the user's operator does what HIP's does ---------------------------------------
@@ -329,6 +362,8 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
     comps = COMPONENTS[:n]
     if op.stmts is None:
         return False
+    if op.op not in _COMPOUND and op.op not in AMBIGUOUS_STEP:
+        return _same_binary(op, vector, scalar, comps)
     stmts = list(op.stmts)
     returns_ok = op.returns in (b"void",) or op.returns.replace(b" ", b"") == vector + b"&"
     if stmts and stmts[-1] == (b"return", a, b";"):
@@ -356,6 +391,17 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
         return True
     built = _makes(vector, [(*_member(a, c), arith, *_member(b, c)) for c in comps])
     return len(stmts) == 1 and any(stmts[0] == (a, b"=", *form, b";") for form in built)
+
+
+def _same_binary(op: _Operator, vector: bytes, scalar: str, comps: tuple[str, ...]) -> bool:
+    """`return make_float2(a.x * b.x, a.y * b.y);` (or a braced vector): HIP's friend operator."""
+    a, b = op.params[0].name, op.params[1].name
+    if not a or not b or op.stmts is None or op.returns.replace(b" ", b"") != vector:
+        return False
+    if op.op == "/" and scalar not in FLOATING:
+        return False  # integer division by zero: not worth proving the same
+    built = _makes(vector, [(*_member(a, c), op.op.encode(), *_member(b, c)) for c in comps])
+    return len(op.stmts) == 1 and any(op.stmts[0] == (b"return", *form, b";") for form in built)
 
 
 def _statements(source: bytes, body: Node | None) -> tuple[tuple[bytes, ...], ...] | None:

@@ -4,7 +4,8 @@ Source: hip/amd_detail/amd_hip_vector_types.h of HIP 5.2, checked by compiling w
 scripts/probe_vector_ops.py writes mappings/vector-ops-<HIP>.yaml per release (tests/test_merged.py
 holds the constants below equal to the 5.2 table). ROCm 6.4 and 7.2 also define non-template friend
 `operator*` and `operator/` (vector, vector), so a user's element-wise `float2 operator*(float2, float2)`
-(helper_math.h) is ambiguous there too; the rule does not know that yet.
+(helper_math.h) is ambiguous there too: the rule reads which forms are ambiguous from the table of
+the target (rules/vector_ops.ambiguous_forms); the constants below are HIP 5.2's, for the tests.
 
 Each vector type is `HIP_vector_type<T, n>`. It has
 - non-template member operators `+= -= *= /=` taking the same vector type, and `++`/`--` (prefix and
