@@ -346,6 +346,19 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "header goes at the top of the include block of the converted file that calls one.",
         ),
         Rule(
+            "HIP136",
+            "library-type-macro",
+            Severity.INFO,
+            "Macro a ROCm library header needs for CUDA's types, defined",
+            "Nothing to do; if the library header comes into this translation unit earlier through another "
+            "header, pass the macro on the command line (-DHIPBLAS_USE_HIP_HALF) instead.",
+            "Some ROCm library headers declare their API on their own types unless a macro asks for the HIP "
+            "ones: hipBLAS takes `hipblasHalf` (uint16_t) unless HIPBLAS_USE_HIP_HALF is defined, while "
+            "cuBLAS's H functions take __half, which the translation keeps. A file that calls such a "
+            "function gets the macro before its first include (mappings/library-macros.yaml: macro, the "
+            "functions that need it, the releases whose headers were read).",
+        ),
+        Rule(
             "HIP134",
             "equivalent-written",
             Severity.INFO,

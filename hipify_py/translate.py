@@ -32,6 +32,7 @@ from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.implicit_includes import add_implicit_includes, implicit_headers
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
+from hipify_py.rules.library_macros import define_library_macros
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
 from hipify_py.rules.pp_branches import option_branches
 from hipify_py.rules.shims import insert_shims
@@ -65,6 +66,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         cast_device_arguments,
         fix_brace_assignments,
         adapt_warp_sync,
+        define_library_macros,
         insert_shims,
         drop_register,
         guard_device_redefinitions,
@@ -90,7 +92,15 @@ def preload_rule_tables(options: Options) -> None:
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy."""
     from hipify_py import adaptations, renames, shims
-    from hipify_py.rules import brace_assign, calls, cxx, device_casts, macro_order, vector_ops
+    from hipify_py.rules import (
+        brace_assign,
+        calls,
+        cxx,
+        device_casts,
+        library_macros,
+        macro_order,
+        vector_ops,
+    )
     from hipify_py.rules.detectors import host_math
 
     version = options.hip_version
@@ -105,7 +115,7 @@ def preload_rule_tables(options: Options) -> None:
         vector_ops.ambiguous_forms,
     ):
         load(version)
-    for table in (adaptations.load_table, renames.load_table, shims.load_table):
+    for table in (adaptations.load_table, renames.load_table, shims.load_table, library_macros.load_table):
         table()
 
 

@@ -1,0 +1,118 @@
+"""Macros a ROCm library header reads to declare its API on the types CUDA code passes (HIP136).
+
+hipBLAS declares its half-precision functions on `hipblasHalf`, a uint16_t unless HIPBLAS_USE_HIP_HALF
+is defined before hipblas.h (then __half). cuBLAS's `cublasHgemm` takes __half, which the translation
+keeps, so the translated call fails unless the macro is defined. mappings/library-macros.yaml lists,
+per macro, the functions that need it and the HIP releases whose headers were read; a file that calls
+one (by its CUDA or HIP name) gets `#define MACRO` before its first include, like the warp-sync
+opt-in macro (rules/warp_sync.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from hipify_py import derived
+from hipify_py.context import REWRITABLE, Context
+from hipify_py.edits import Edit
+from hipify_py.lazyre import compiled
+from hipify_py.mappings import mappings_dir
+from hipify_py.rules import RuleResult
+from hipify_py.source import newline_of
+from hipify_py.versioned import holds_for, range_text, read_table
+
+TABLE_NAME = "library-macros.yaml"
+
+
+class TableError(ValueError):
+    """A malformed row in the table (a bug in the shipped data: tests load it)."""
+
+
+class LibraryMacro(NamedTuple):
+    macro: str
+    header: str  # the library header that reads it
+    names: frozenset[str]  # HIP functions whose declarations need it
+    source: str
+    since: str | None = None
+    until: str | None = None
+
+    def holds_for(self, target: str) -> bool:
+        return holds_for(self.since, self.until, target)
+
+
+@functools.lru_cache(maxsize=1)
+def load_table(path: Path | None = None) -> tuple[LibraryMacro, ...]:
+    if path is None:  # the shipped table: built once per code stamp, no YAML import on later runs
+        return derived.load("library-macros", _build_table)
+    return _build_table(path)
+
+
+def _build_table(path: Path | None = None) -> tuple[LibraryMacro, ...]:
+    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    rows = []
+    for i, raw in enumerate(doc.get("macros") or ()):
+        macro, header, source = raw.get("macro"), raw.get("header"), str(raw.get("source", ""))
+        if not macro or not header or source not in sources or not raw.get("names"):
+            raise TableError(f"{TABLE_NAME}: row {i + 1} needs macro, header, names and a known source")
+        since, until = raw.get("since"), raw.get("until")
+        names = frozenset(str(n) for n in raw["names"])
+        rows.append(
+            LibraryMacro(
+                str(macro), str(header), names, sources[source], since and str(since), until and str(until)
+            )
+        )
+    return tuple(rows)
+
+
+def _triggers(ctx: Context, row: LibraryMacro) -> Mapping[bytes, str]:
+    """Identifiers that call for the macro: the HIP names and the CUDA names the tables map to them."""
+    found = {name.encode(): name for name in row.names}
+    for name in row.names:
+        for entry in ctx.tables.mappings.by_hip.get(name, ()):
+            found[entry.cuda.encode()] = name
+    return found
+
+
+def _defines(source: bytes, macro: bytes) -> bool:
+    """The file #defines the macro itself (a mention in a comment does not count)."""
+    return (
+        macro in source
+        and compiled(rb"^[ \t]*#[ \t]*define[ \t]+" + macro + rb"\b", re.M).search(source) is not None
+    )
+
+
+def define_library_macros(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    target = ctx.target
+    if not target:
+        return result
+    for row in load_table():
+        if not row.holds_for(target) or _defines(ctx.source, row.macro.encode()):
+            continue
+        triggers = _triggers(ctx, row)
+        present = sorted(ctx.identifiers & triggers.keys())
+        if not present:
+            continue
+        pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(present) + rb")\s*\(")
+        first = next((m for m, where in ctx.code_matches(pattern) if where in REWRITABLE), None)
+        if first is None:
+            continue
+        from hipify_py.translate import include_position  # why lazy: translate imports the rules
+
+        nl = newline_of(ctx.source)
+        macro = row.macro.encode()
+        at = include_position(ctx)
+        result.edits.append(
+            Edit(at, at, b"#ifndef " + macro + nl + b"#define " + macro + nl + b"#endif" + nl)
+        )
+        message = (
+            f"`{triggers[first.group(1)]}` is declared on {row.macro}'s types by <{row.header}> "
+            f"({range_text(row.since, row.until)}): #define {row.macro} added before the first include"
+        )
+        result.diagnostics.append(ctx.diag("HIP136", first.start(1), first.end(1), message))
+        result.counts["library_macros"] += 1
+    return result
