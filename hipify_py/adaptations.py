@@ -16,7 +16,7 @@ from hipify_py.mappings import compare_versions, mappings_dir
 from hipify_py.versioned import holds_for, one_per_name, range_text, read_table
 
 TABLE_NAME = "version-adaptations.yaml"
-OPERATIONS = frozenset({"drop-mask", "drop-full-mask", "widen-mask", "replace-call", "missing"})
+OPERATIONS = frozenset({"drop-mask", "widen-mask", "replace-call", "missing"})
 
 
 class Partial(NamedTuple):
@@ -65,7 +65,7 @@ def _row(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> A
     cuda, op = text("cuda"), text("op")
     if not cuda or op not in OPERATIONS:
         raise TableError(f"{TABLE_NAME}: row {index + 1}: needs `cuda` and an `op` in {sorted(OPERATIONS)}")
-    if op in ("drop-mask", "drop-full-mask", "replace-call") and not text("hip"):
+    if op in ("drop-mask", "replace-call") and not text("hip"):
         raise TableError(f"{TABLE_NAME}: row {index + 1} ({cuda}): {op} needs `hip`")
     source_key = text("source") or ""
     if source_key not in sources:

@@ -1,10 +1,11 @@
 """Warp-level intrinsics adapted to the target HIP version (mappings/version-adaptations.yaml).
 
-HIP before 6.2 has no `*_sync` forms: a full lane mask is dropped and the mask-free form written
-(`__shfl_down_sync(0xffffffff, v, 1)` -> `__shfl_down(v, 1)`). HIP 6.2+ has them with a 64-bit mask
-(a 32-bit one fails a static_assert), opt-in before 7.0 (the macro must come before the translation
-unit's first HIP header, which a header of the project cannot ensure): a full mask is still dropped
-there, another mask is widened and the opt-in macro defined. From 7.0 the mask is widened. Masks that are not "every lane" keep a warning (HIP209); constructs with no equivalent on
+HIP before 6.2 has no `*_sync` forms: the lane mask is dropped and the mask-free form written
+(`__shfl_down_sync(0xffffffff, v, 1)` -> `__shfl_down(v, 1)`; a mask that is not full gets HIP209, and
+votes an exact `__ballot(p) & mask` form). HIP 6.2-6.x has them with a 64-bit mask, opt-in: the macro
+must come before the translation unit's first HIP header, which a project header included after one
+cannot ensure, so the mask-free forms are written there too. From 7.0 (on by default) the mask is
+widened to 64 bits. __match_*_sync have no mask-free form: widened, with the opt-in macro, from 6.2. Masks that are not "every lane" keep a warning (HIP209); constructs with no equivalent on
 the target get an error (HIP117). Calls inside macro bodies are found through callargs (re-parsed).
 """
 
@@ -105,18 +106,12 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
             result.counts["version_adaptations"] += 1
             if row.mask and call.args:
                 masks.append(call.args[0])
-            builtin = not _mask_dropped(ctx, row, call, names)
-            if builtin and row.needs_enable(target) and row.enable and row.enable.encode() not in ctx.source:
+            if row.needs_enable(target) and row.enable and row.enable.encode() not in ctx.source:
                 enable.append(row)
     if enable:
         result.edits.extend(_enable_edits(ctx, enable[0]))
     result.settled.extend(_settled_mask_definitions(ctx, names, masks))
     return result
-
-
-def _mask_dropped(ctx: Context, row: Adaptation, call: callargs.Call, names: frozenset[bytes]) -> bool:
-    """A drop-full-mask call whose mask is full: written in the mask-free form, no opt-in needed."""
-    return row.op == "drop-full-mask" and bool(call.args) and is_full_mask(call.text(ctx.source, 0), names)
 
 
 def _settled_mask_definitions(
@@ -162,7 +157,7 @@ def _adapt(
     has_mask = row.mask and bool(call.args)
     mask = call.text(ctx.source, 0) if has_mask else b""
     full = has_mask and is_full_mask(mask, names)
-    if row.op == "drop-mask" or (row.op == "drop-full-mask" and full):
+    if row.op == "drop-mask":
         assert row.hip is not None
         if not has_mask:
             return False
