@@ -34,6 +34,7 @@ from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.library_macros import define_library_macros
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
+from hipify_py.rules.mem_locations import adapt_location_calls
 from hipify_py.rules.pp_branches import option_branches
 from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.vector_ops import check_vector_operators
@@ -66,6 +67,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         cast_device_arguments,
         fix_brace_assignments,
         adapt_warp_sync,
+        adapt_location_calls,
         define_library_macros,
         insert_shims,
         drop_register,
@@ -99,6 +101,7 @@ def preload_rule_tables(options: Options) -> None:
         device_casts,
         library_macros,
         macro_order,
+        mem_locations,
         vector_ops,
     )
     from hipify_py.rules.detectors import host_math
@@ -115,7 +118,13 @@ def preload_rule_tables(options: Options) -> None:
         vector_ops.ambiguous_forms,
     ):
         load(version)
-    for table in (adaptations.load_table, renames.load_table, shims.load_table, library_macros.load_table):
+    for table in (
+        adaptations.load_table,
+        renames.load_table,
+        shims.load_table,
+        library_macros.load_table,
+        mem_locations.load_table,
+    ):
         table()
 
 
