@@ -143,6 +143,10 @@ class Canon:
     headers: frozenset[bytes]  # CUDA header paths and their HIP targets
     adapted: frozenset[bytes] = frozenset()  # CUDA calls whose arguments rules/calls.py may change
     adaptation_tokens: frozenset[bytes] = frozenset()  # what those changes write (casts, values, names)
+    header_prefixes: tuple[bytes, ...] = ()  # folders every header of which has a counterpart (cub/)
+
+    def known_header(self, path: bytes) -> bool:
+        return path in self.headers or path.startswith(self.header_prefixes)
 
     @classmethod
     def of(cls, tables: Tables) -> Canon:
@@ -177,6 +181,15 @@ class Canon:
         for path, header in tables.headers.items():
             headers.add(path)
             headers.update(t.encode() for t in (header.hip, header.roc, header.legacy) if t)
+        prefixes = [prefix for prefix, _ in tables.header_prefixes]  # `dir/*` rows (cub/*, thrust/...)
+        for _, row in tables.header_prefixes:
+            for target in (t for t in (row.hip, row.roc, row.legacy) if t):
+                if target.endswith("*"):
+                    prefixes.append(target[:-1].encode())
+                else:
+                    headers.add(target.encode())
+        # C headers nvcc includes implicitly, which rules/implicit_includes.py adds for ROCm 7
+        headers.update(_implicit_headers())
         from hipify_py.rules.calls import load_call_table
 
         table = load_call_table()
@@ -199,14 +212,22 @@ class Canon:
             for row in rows:
                 tokens.update(_HUNK_TOKEN.findall(row.cast))
         tokens.discard(b" ")
-        return cls(names, frozenset(headers), adapted, frozenset(tokens))
+        return cls(names, frozenset(headers), adapted, frozenset(tokens), tuple(prefixes))
+
+
+def _implicit_headers() -> set[bytes]:
+    from hipify_py.mappings import mappings_dir
+    from hipify_py.rules.implicit_includes import PREFIX, _build
+
+    versions = (p.name[len(PREFIX) : -len(".yaml")] for p in mappings_dir().glob(f"{PREFIX}*.yaml"))
+    return {header for version in versions for header in _build(version)[1].values()}
 
 
 def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], blanks: bool) -> list[bytes]:
     out = []
     for line in lines:
         include = _INCLUDE_LINE.match(line)
-        if include and include.group(1).strip() in canon.headers:
+        if include and canon.known_header(include.group(1).strip()):
             # include rewrites, collapsed duplicates, the inserted runtime include (a trailing comment stays)
             line = line[include.end() :].lstrip(b" \t")
             if not line.strip():
@@ -283,8 +304,11 @@ def _joined_brackets(text: bytes) -> bytes:
 
 def _adapted_names() -> frozenset[bytes]:
     from hipify_py.adaptations import load_table
+    from hipify_py.rules.mem_locations import load_table as load_location_calls
 
-    return frozenset(row.cuda.encode() for row in load_table())
+    names = {row.cuda.encode() for row in load_table()}
+    names |= {row.cuda.encode() for row in load_location_calls()}  # CUDA 13 cudaMemLocation calls
+    return frozenset(names)
 
 
 # Version adaptations (mappings/version-adaptations.yaml) rewrite whole calls; their exact output is
