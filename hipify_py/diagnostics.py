@@ -377,8 +377,8 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "warp-size-literal",
             Severity.WARNING,
             "Literal 32 used as the warp size",
-            "Use `warpSize` (a device constant) or a constexpr derived from it; AMD CDNA GPUs run "
-            "wavefronts of 64 lanes.",
+            "Use `warpSize` in run-time arithmetic (from ROCm 7.0 it is no constant expression); where a "
+            "constant is needed, the wavefront size of the build's GPUs: 64 on CDNA (gfx9), 32 on RDNA.",
             "Code that hard-codes 32 lanes per warp (lane = tid % 32, warp = tid / 32, shuffle width 32, "
             "reductions starting at offset 16, per-warp arrays of 32) computes wrong indices or skips "
             "half the lanes on wave64 hardware (gfx9/CDNA: MI100, MI200, MI300).",
@@ -547,6 +547,21 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "come from scripts/probe_host_math.py, which compiles the same host calls with nvcc and with "
             "hipcc (mappings/hip-device-only-math-<version>.yaml). Reported only in a function that "
             "surely runs on the host (no __device__, no qualifier macro, not a device lambda).",
+        ),
+        Rule(
+            "HIP218",
+            "warp-size-not-constant",
+            Severity.ERROR,
+            "warpSize used as a constant expression (ROCm 7)",
+            "Use a constant of your own for the wavefront size the build targets, e.g. "
+            "`#if defined(__GFX9__) ... 64 #else 32 #endif` in device code (CDNA runs 64 lanes, RDNA 32); "
+            "keep warpSize for run-time arithmetic.",
+            "ROCm 7.0 turned warpSize from a constexpr int into a device object read from the hardware "
+            "(one binary may run on wave32 and wave64 GPUs), so an array bound, a template argument, a "
+            "static_assert, a case label or a constexpr initializer that uses it no longer compiles "
+            "(checked with ROCm 7.2's hipcc; 6.4 accepts it). CUDA's warpSize is no constant either, so "
+            "such code is HIP code, which the translation leaves as it is. Reported for targets from 7.0: "
+            "an error from 7.2, where it was checked, a warning for 7.0 and 7.1.",
         ),
         Rule(
             "HIP301",

@@ -253,3 +253,18 @@ def test_explain_without_arguments_is_a_usage_error() -> None:
 def test_docs_rules_md_is_generated_from_the_registry() -> None:
     expected = format_markdown(sorted(RULES.values(), key=lambda r: r.id))
     assert (ROOT / "docs/rules.md").read_text() == expected, "run: hipify-py explain --list --markdown"
+
+
+def test_warp_size_constant_promise_holds_on_rocm7() -> None:
+    """HIP218's fixture: ROCm 7.2 rejects exactly the flagged lines, ROCm 6.4 compiles the file."""
+    from toolchains import by_version, require, syntax_check
+
+    output = FIXTURES / "detectors" / "hip72" / "warp_size_constant.hip"
+    flagged = {
+        int(line.split(":")[0]) for line in output.with_suffix(".diagnostics").read_text().split()[::2]
+    }
+    proc = syntax_check(require(by_version("7.2")), output)
+    failed = {int(m) for m in re.findall(rf"{re.escape(output.name)}:(\d+):\d+: error", proc.stderr)}
+    assert proc.returncode != 0 and failed == flagged, proc.stderr[-3000:]
+    older = syntax_check(require(by_version("6.4")), output)
+    assert older.returncode == 0, older.stderr[-3000:]

@@ -28,6 +28,7 @@ from hipify_py.rules.detectors.versions import runtime_version_compare, version_
 from hipify_py.rules.detectors.warp import (
     sync_intrinsics,
     warp_masks,
+    warp_size_as_constant,
     warp_size_constants,
     warp_size_literals,
 )
@@ -41,6 +42,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
     (runtime_version_compare, (b"GetVersion",)),
     (warp_size_literals, (b"__global__", b"__device__")),
     (warp_size_constants, (b"ARP", b"arp")),
+    (warp_size_as_constant, (b"warpSize",)),
     (warp_masks, (b"__shfl", b"__ballot", b"__activemask", b"_sync", b"__any", b"__all", b"__match")),
     (sync_intrinsics, (b"_sync", b"__activemask", b"__syncwarp")),
     (

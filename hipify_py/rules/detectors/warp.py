@@ -1,12 +1,13 @@
 """Warp size and lane masks: literal and named 32s (HIP201), 32-bit full masks (HIP202), *_sync
-intrinsics HIP lacks before 6.2 (HIP203).
+intrinsics HIP lacks before 6.2 (HIP203), warpSize used as a constant on ROCm 7 (HIP218).
 """
 
 from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
+from hipify_py.context import Context, Where
+from hipify_py.diagnostics import Severity
 from hipify_py.lazyre import lazy
 from hipify_py.mappings import compare_versions
 from hipify_py.rules import RuleResult
@@ -192,4 +193,61 @@ def sync_intrinsics(ctx: Context, scan: Scan) -> RuleResult:
                 f"(target {target or 'unset'}; Debian ships 5.2)"
             )
         result.diagnostics.append(ctx.diag("HIP203", m.start(), m.end(), msg))
+    return result
+
+
+# ROCm 7.0 made warpSize a device object whose value comes from the hardware (it converts to int at run
+# time): a constant expression cannot use it. Checked with ROCm 7.2's hipcc (`constexpr int W = warpSize`
+# fails; 6.4's warpSize is constexpr). CUDA's warpSize is no constant either, so this is HIP code (a
+# mixed code base, a HIP-platform branch) that the translation leaves as it is.
+_WARP_SIZE_USE = lazy(rb"warpSize(?<![\w$.>]warpSize)(?![\w$])")
+WARP_SIZE_CONSTANT_SINCE = "7.0"  # ROCm 7.0 release notes
+WARP_SIZE_CONSTANT_CHECKED = "7.2"  # the first release whose hipcc rejected it here
+_CONSTANT_PARENTS = {
+    "array_declarator": "an array bound",
+    "template_argument_list": "a template argument",
+    "static_assert_declaration": "a static_assert",
+    "case_statement": "a case label",
+    "enumerator": "an enumerator",
+    "bitfield_clause": "a bit-field width",
+}
+_STOP = frozenset({"compound_statement", "expression_statement", "function_definition", "translation_unit"})
+
+
+def _constant_context(ctx: Context, start: int, end: int) -> str | None:
+    """Where a warpSize use must be a constant expression: an array bound, a template argument, a
+    constexpr initializer...; None for run-time uses."""
+    node = ctx.root.descendant_for_byte_range(start, end)
+    while node is not None and node.type not in _STOP:
+        if node.type in _CONSTANT_PARENTS:
+            return _CONSTANT_PARENTS[node.type]
+        if node.type == "init_declarator" and node.parent is not None and node.parent.type == "declaration":
+            head = ctx.source[node.parent.start_byte : node.start_byte]
+            return "a constexpr initializer" if re.search(rb"\bconstexpr\b", head) else None
+        node = node.parent
+    return None
+
+
+def warp_size_as_constant(ctx: Context, scan: Scan) -> RuleResult:
+    """HIP218: warpSize where a constant expression is needed, on ROCm 7 targets."""
+    result = RuleResult()
+    target = ctx.options.hip_version
+    if not target or compare_versions(target, WARP_SIZE_CONSTANT_SINCE) < 0:
+        return result
+    checked = compare_versions(target, WARP_SIZE_CONSTANT_CHECKED) >= 0
+    # why not scan.code: HIP-platform branches (protected from edits) are HIP code hipcc compiles
+    for m in _WARP_SIZE_USE.finditer(ctx.source):
+        if ctx.classify(m.start(), m.end()) in (Where.COMMENT, Where.STRING) or scan.is_dead(m.start()):
+            continue
+        where = _constant_context(ctx, m.start(), m.end())
+        if where is None:
+            continue
+        message = (
+            f"`warpSize` in {where}: from ROCm 7.0 it is a run-time value, not a constant expression"
+            + ("" if checked else f" (release notes; checked with ROCm {WARP_SIZE_CONSTANT_CHECKED})")
+        )
+        diagnostic = ctx.diag("HIP218", m.start(), m.end(), message)
+        if not checked:  # an error is a promise: made only where a real hipcc broke
+            diagnostic = diagnostic._replace(severity=Severity.WARNING)
+        result.diagnostics.append(diagnostic)
     return result
