@@ -268,3 +268,14 @@ def test_warp_size_constant_promise_holds_on_rocm7() -> None:
     assert proc.returncode != 0 and failed == flagged, proc.stderr[-3000:]
     older = syntax_check(require(by_version("6.4")), output)
     assert older.returncode == 0, older.stderr[-3000:]
+
+
+def test_half_atomics_promise_holds_on_rocm7() -> None:
+    """HIP215 for atomicAdd on __half/__half2 at 7.2: its hipcc rejects exactly the flagged calls."""
+    from toolchains import by_version, require, syntax_check
+
+    output = FIXTURES / "detectors" / "hip72" / "half_atomics.hip"
+    findings = output.with_suffix(".diagnostics").read_text().split()[::2]
+    proc = syntax_check(require(by_version("7.2")), output)
+    failed = {int(m) for m in re.findall(rf"{re.escape(output.name)}:(\d+):\d+: error", proc.stderr)}
+    assert failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]

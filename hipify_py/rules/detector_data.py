@@ -225,7 +225,7 @@ OVERLOAD_GAPS = (
         0,
         True,
         HALF_TYPES,
-        "5.2",
+        "7.2",  # atomicAdd(__half*)/atomicAdd(__half2*) do not compile with 5.2, 6.4 or 7.2 (checked)
         "HIP's atomicAdd takes int, unsigned, unsigned long long, float and double pointers, not 16-bit "
         "floating-point ones: use atomicCAS on the 32-bit word, or accumulate in float",
     ),
