@@ -76,3 +76,21 @@ def test_hipblas3_names_from_rocm7_only() -> None:
     assert renames_for("6.4").names.get(b"cublasCgemm") is None  # the reference table's _v2 name holds
     assert renames_for("7.0").names[b"cublasCgemm"].hip == "hipblasCgemm"
     assert renames_for("7.2").names[b"cublasGemmEx"].hip == "hipblasGemmEx"
+
+
+def test_spelled_table_is_what_the_headers_say() -> None:
+    """mappings/version-renames-spelled.yaml is regenerated from the HIP headers of ROCm 6.4 and 7.2."""
+    from conftest import load_script
+    from toolchains import by_version, require
+
+    chains = [by_version("6.4"), by_version("7.2")]
+    for chain in chains:
+        require(chain)
+    prefixes = [arg for c in chains if c.include is not None for arg in ("--prefix", str(c.include.parent))]
+    assert load_script("gen_spelled_renames").main([*prefixes, "--check"]) == 0
+
+
+def test_fp8_names_from_rocm64_only() -> None:
+    assert renames_for("6.3").names.get(b"__nv_fp8_e4m3") is None
+    assert renames_for("6.4").names[b"__nv_fp8_e4m3"].hip == "__hip_fp8_e4m3"
+    assert renames_for("7.2").names[b"__NV_SATFINITE"].hip == "__HIP_SATFINITE"
