@@ -564,6 +564,20 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "an error from 7.2, where it was checked, a warning for 7.0 and 7.1.",
         ),
         Rule(
+            "HIP219",
+            "cub-block-not-wavefront",
+            Severity.ERROR,
+            "CUB warp-transpose load/store on a block size the AMD wavefront does not divide",
+            "Use a block size that is a multiple of 64 for BLOCK_LOAD/STORE_WARP_TRANSPOSE on gfx9 (CDNA), "
+            "or another algorithm (BLOCK_LOAD_TRANSPOSE, BLOCK_LOAD_DIRECT) for the small blocks.",
+            "CUB's warp-transpose algorithms move data through whole warps: CUDA needs the block size to be "
+            "a multiple of 32. hipCUB maps them to rocPRIM, which static_asserts a multiple of the hardware "
+            "wavefront size: 64 on gfx9 (MI100-MI300; the default --offload-arch gfx90a), so a 32-thread "
+            "block fails to compile (checked with ROCm 6.4 and 7.2). The block size is followed through "
+            "the file's template instantiations and #define/constexpr constants; each value that is no "
+            "multiple of 64 is reported where it is written.",
+        ),
+        Rule(
             "HIP301",
             "cuda-version-macro",
             Severity.WARNING,

@@ -279,3 +279,20 @@ def test_half_atomics_promise_holds_on_rocm7() -> None:
     proc = syntax_check(require(by_version("7.2")), output)
     failed = {int(m) for m in re.findall(rf"{re.escape(output.name)}:(\d+):\d+: error", proc.stderr)}
     assert failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
+
+
+def test_cub_warp_transpose_promise_holds() -> None:
+    """HIP219: ROCm 6.4 fails on exactly the flagged instantiations (clang's notes name their lines); the
+    negative twin compiles."""
+    from toolchains import by_version, require, syntax_check
+
+    hipcc = require(by_version("6.4"))
+    output = DETECTOR_FIXTURES / "cub_warp_transpose.hip"
+    findings = output.with_suffix(".diagnostics").read_text().split()[::2]
+    proc = syntax_check(hipcc, output)
+    note = rf"{re.escape(output.name)}:(\d+):\d+: note: in instantiation of function template "
+    note += r"specialization 'run<"
+    requested = {int(m) for m in re.findall(note, proc.stderr)}
+    assert proc.returncode != 0 and requested == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
+    negative = syntax_check(hipcc, DETECTOR_FIXTURES / "cub_warp_transpose_negative.hip")
+    assert negative.returncode == 0, negative.stderr[-3000:]

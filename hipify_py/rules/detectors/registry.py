@@ -14,6 +14,7 @@ from hipify_py.context import Context
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.cooperative_groups import cooperative_groups
+from hipify_py.rules.detectors.cub_blocks import cub_warp_transpose
 from hipify_py.rules.detectors.device_props import device_prop_fields
 from hipify_py.rules.detectors.dynamic_parallelism import dynamic_parallelism
 from hipify_py.rules.detectors.host_math import host_math_calls
@@ -55,6 +56,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
     (texture_references, (b"texture", b"surface")),
     (dynamic_parallelism, (b"__global__", b"__device__")),
     (cooperative_groups, (b"cooperative_groups",)),
+    (cub_warp_transpose, (b"WARP_TRANSPOSE",)),
     (launch_bounds, (b"__launch_bounds__",)),
     (ldg_non_const, (b"__ldg",)),
     (lds_limit, (b"__shared__", b"FuncSetAttribute")),

@@ -1,0 +1,140 @@
+"""CUB block loads/stores with a warp-transpose algorithm on a block size AMD's wavefront does not
+divide (HIP219).
+
+`cub::BlockLoad<T, BLOCK_THREADS, ITEMS, BLOCK_LOAD_WARP_TRANSPOSE>` (and BlockStore, and the
+_TIMESLICED variants) transposes through whole warps. CUDA needs BLOCK_THREADS to be a multiple of 32;
+hipCUB maps them to rocPRIM, whose static_assert asks for a multiple of the hardware wavefront, 64 on
+gfx9 (CDNA: MI100-MI300, the default --offload-arch gfx90a): a 32-thread block compiles for NVIDIA and
+fails for AMD (checked with ROCm 6.4 and 7.2). The block size is often a template parameter: its value
+is followed through the file's instantiations (`Test<32, ...>()` -> `Kernel<BLOCK_THREADS, ...>` ->
+`BlockLoad<int, BLOCK_THREADS, ...>`) and each literal that is no multiple of 64 is reported where it
+is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hipify_py.context import Context
+from hipify_py.lazyre import lazy
+from hipify_py.parser import Node
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import Scan
+
+WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
+_ALGORITHM = lazy(rb"BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE(?:_TIMESLICED)?")
+_BLOCKS = frozenset({b"BlockLoad", b"BlockStore"})
+_CONSTANT = (
+    r"(?:^[ \t]*#[ \t]*define[ \t]+{0}[ \t]+|\bconstexpr\b[^;=]*\b{0}\s*=\s*)\(?\s*(\d+)[uU]?\s*\)?\s*(?:;|$)"
+)
+_MAX_DEPTH = 4
+
+
+class _File:
+    """The file's template instantiations and template parameter lists, collected in one walk."""
+
+    def __init__(self, source: bytes, root: Node) -> None:
+        self.source = source
+        self.uses: dict[bytes, list[list[Node]]] = {}  # template name -> argument lists
+        self.blocks: list[list[Node]] = []  # BlockLoad/BlockStore argument lists
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in ("template_type", "template_function"):
+                name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+                if name is not None and args is not None:
+                    text = self.text(name).rpartition(b"::")[2]
+                    arguments = [c for c in args.named_children if c.type != "comment"]
+                    (self.blocks if text in _BLOCKS else self.uses.setdefault(text, [])).append(arguments)
+                    if text in _BLOCKS:
+                        self.uses.setdefault(text, [])
+            stack.extend(node.children)
+
+    def text(self, node: Node) -> bytes:
+        return self.source[node.start_byte : node.end_byte]
+
+
+def _template_of(file: _File, node: Node, name: bytes) -> tuple[bytes, int] | None:
+    """(templated entity's name, parameter index) when `name` is a template parameter around `node`."""
+    cur = node.parent
+    while cur is not None:
+        if cur.type == "template_declaration":
+            params = cur.child_by_field_name("parameters")
+            names = [_param_name(file, p) for p in (params.named_children if params is not None else [])]
+            if name in names:
+                entity = _entity_name(file, cur)
+                return (entity, names.index(name)) if entity else None
+        cur = cur.parent
+    return None
+
+
+def _param_name(file: _File, param: Node) -> bytes | None:
+    declarator = param.child_by_field_name("declarator")
+    return file.text(declarator) if declarator is not None and declarator.type == "identifier" else None
+
+
+def _entity_name(file: _File, template: Node) -> bytes | None:
+    for child in template.named_children:
+        if child.type in ("class_specifier", "struct_specifier"):
+            name = child.child_by_field_name("name")
+            return file.text(name) if name is not None else None
+        if child.type in ("function_definition", "declaration"):
+            declarator = child.child_by_field_name("declarator")
+            while declarator is not None and declarator.type != "function_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+            return file.text(inner).rpartition(b"::")[2] if inner is not None else None
+    return None
+
+
+def _values(file: _File, arg: Node, depth: int = 0) -> Iterator[tuple[int, Node]]:
+    """(value, the literal's node) for every value the argument takes in this file."""
+    text = b"".join(file.text(arg).split())
+    if re.fullmatch(rb"\d+[uU]?", text):
+        yield int(text.rstrip(b"uU")), arg
+        return
+    if depth >= _MAX_DEPTH or re.fullmatch(rb"[A-Za-z_]\w*", text) is None:
+        return
+    owner = _template_of(file, arg, text)
+    if owner is None:
+        constant = re.search(_CONSTANT.format(re.escape(text.decode())).encode(), file.source, re.M)
+        if constant is not None:  # a #define or constexpr of the file: reported at its definition
+            yield int(constant.group(1)), arg
+        return
+    entity, index = owner
+    for arguments in file.uses.get(entity, []):
+        if index < len(arguments):
+            yield from _values(file, arguments[index], depth + 1)
+
+
+def _is_algorithm(file: _File, arg: Node) -> bool:
+    """`BLOCK_LOAD_WARP_TRANSPOSE`, also as `cub::BLOCK_LOAD_WARP_TRANSPOSE`."""
+    return _ALGORITHM.fullmatch(file.text(arg).strip().rpartition(b"::")[2]) is not None
+
+
+def cub_warp_transpose(ctx: Context, scan: Scan) -> RuleResult:
+    result = RuleResult()
+    if not _ALGORITHM.search(ctx.source):
+        return result
+    file = _File(ctx.source, ctx.root)
+    reported: set[int] = set()
+    for arguments in file.blocks:
+        algorithm = next(
+            (a for a in arguments[3:] if _ALGORITHM.fullmatch(file.text(a).strip().rpartition(b"::")[2])),
+            None,
+        )
+        if algorithm is None or len(arguments) < 2:
+            continue
+        for value, site in _values(file, arguments[1]):
+            if value % WAVEFRONT == 0 or site.start_byte in reported or scan.is_dead(site.start_byte):
+                continue
+            reported.add(site.start_byte)
+            line = ctx.lines.line_col(algorithm.start_byte)[0]
+            message = (
+                f"a block of {value} threads reaches {file.text(algorithm).decode()} (line {line}): "
+                "rocPRIM's warp-transpose load/store needs a multiple of the wavefront size, "
+                f"{WAVEFRONT} on gfx9 (CDNA)"
+            )
+            result.diagnostics.append(ctx.diag("HIP219", site.start_byte, site.end_byte, message))
+    return result
