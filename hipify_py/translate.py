@@ -28,6 +28,7 @@ from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.device_casts import cast_device_arguments
 from hipify_py.rules.guards import rewrite_guards
+from hipify_py.rules.header_shims import insert_header_shims
 from hipify_py.rules.identifiers import rename_identifiers
 from hipify_py.rules.implicit_includes import add_implicit_includes, implicit_headers
 from hipify_py.rules.includes import rewrite_includes
@@ -70,6 +71,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         adapt_location_calls,
         define_library_macros,
         insert_shims,
+        insert_header_shims,
         drop_register,
         guard_device_redefinitions,
         check_collisions,
@@ -99,6 +101,7 @@ def preload_rule_tables(options: Options) -> None:
         calls,
         cxx,
         device_casts,
+        header_shims,
         library_macros,
         macro_order,
         mem_locations,
@@ -124,6 +127,7 @@ def preload_rule_tables(options: Options) -> None:
         shims.load_table,
         library_macros.load_table,
         mem_locations.load_table,
+        header_shims.load_table,
     ):
         table()
 

@@ -173,9 +173,15 @@ class Canon:
 
         rename_names, rename_headers = load_renames()
         for row in rename_names:
-            canonical = names.setdefault(row.cuda.encode(), (row.cuda.encode(),))
-            if _HUNK_TOKEN.fullmatch(row.hip.encode()):
-                names[row.hip.encode()] = canonical
+            cuda, hip = row.cuda.encode(), row.hip.encode()
+            # one canonical form for every name of the group: nv_bfloat16 and __nv_bfloat16 both
+            # become __hip_bfloat16 (5.7+) or hip_bfloat16 (before), the tables' target included
+            group = [cuda, hip, *names.get(cuda, ())]
+            canonical = next((names[n] for n in group if n in names and n != cuda), None)
+            canonical = canonical or names.setdefault(cuda, (cuda,))
+            for name in group:
+                if _HUNK_TOKEN.fullmatch(name):
+                    names[name] = canonical
         headers = set()
         headers.update(t.encode() for row in rename_headers for t in (row.cuda, row.hip))
         for path, header in tables.headers.items():
