@@ -527,12 +527,14 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         Rule(
             "HIP216",
             "dim3-from-uint3",
-            Severity.ERROR,
-            "HIP's dim3 has no conversion from uint3",
-            "Construct the dim3 from its components: `dim3(x, y, z)` instead of `make_uint3(x, y, z)`.",
+            Severity.INFO,
+            "make_uint3 where a dim3 is wanted, written dim3",
+            "Nothing to do: `dim3(x, y, z)` is the same dim3 as CUDA's `dim3(make_uint3(x, y, z))`.",
             "CUDA's dim3 has a constructor from uint3, so `dim3 grid = make_uint3(...)`, `grid = "
             "make_uint3(...)` and `k<<<make_uint3(...), ...>>>` compile with nvcc. HIP's dim3 (every "
-            "release) only has `dim3(uint32_t x, uint32_t y, uint32_t z)`: `no viable conversion`.",
+            "release) only has `dim3(uint32_t x, uint32_t y, uint32_t z)`: `no viable conversion`. Where the "
+            "value is known to become a dim3 (a dim3 variable, a launch's grid or block), the call is "
+            "written `dim3(...)`.",
         ),
         Rule(
             "HIP217",

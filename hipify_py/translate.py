@@ -27,6 +27,7 @@ from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.device_casts import cast_device_arguments
+from hipify_py.rules.dim3_construct import construct_dim3
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.header_shims import insert_header_shims
 from hipify_py.rules.identifiers import rename_identifiers
@@ -65,6 +66,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rewrite_guards,
         convert_launches,
         adapt_calls,
+        construct_dim3,
         cast_device_arguments,
         fix_brace_assignments,
         adapt_warp_sync,

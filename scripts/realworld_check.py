@@ -182,6 +182,7 @@ class Canon:
             for name in group:
                 if _HUNK_TOKEN.fullmatch(name):
                     names[name] = canonical
+        names[b"make_uint3"] = (b"dim3",)  # where a dim3 is wanted (rules/dim3_construct.py)
         headers = set()
         headers.update(t.encode() for row in rename_headers for t in (row.cuda, row.hip))
         for path, header in tables.headers.items():

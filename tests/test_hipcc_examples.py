@@ -86,7 +86,6 @@ NOT_COMPILABLE = {
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
     "collisions/unfixable.hip": "collisions the tool reports (HIP125/HIP126) but cannot edit safely",
     "overloads/missing_overload.hip": "16-bit float overloads HIP 5.2 lacks (reported as HIP215)",
-    "overloads/dim3_from_uint3.hip": "HIP's dim3 has no conversion from uint3 (reported as HIP216)",
     "option_macros/defined_in_file.hip": "inline PTX its own #define PTX switches on (HIP204)",
     "cxx/brace_assign_unresolved.hip": "braced assignments the tool reports (HIP130) or cannot type",
 }

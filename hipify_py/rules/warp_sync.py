@@ -5,8 +5,9 @@ HIP before 6.2 has no `*_sync` forms: the lane mask is dropped and the mask-free
 votes an exact `__ballot(p) & mask` form). HIP 6.2-6.x has them with a 64-bit mask, opt-in: the macro
 must come before the translation unit's first HIP header, which a project header included after one
 cannot ensure, so the mask-free forms are written there too. From 7.0 (on by default) the mask is
-widened to 64 bits. __match_*_sync have no mask-free form: widened, with the opt-in macro, from 6.2. Masks that are not "every lane" keep a warning (HIP209); constructs with no equivalent on
-the target get an error (HIP117). Calls inside macro bodies are found through callargs (re-parsed).
+widened to 64 bits. __match_*_sync have no mask-free form: widened, with the opt-in macro, from 6.2.
+Masks that are not "every lane" keep a warning (HIP209); constructs with no equivalent on the target
+get an error (HIP117). Calls inside macro bodies are found through callargs (re-parsed).
 """
 
 from __future__ import annotations

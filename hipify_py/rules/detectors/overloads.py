@@ -7,6 +7,7 @@ nothing is said (no guess, no false alarm). Facts: detector_data.OVERLOAD_GAPS, 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from hipify_py import callargs
 from hipify_py.context import Context
@@ -103,10 +104,11 @@ _BEFORE_DIM3 = lazy(
 )
 
 
-def dim3_from_uint3(ctx: Context, scan: Scan) -> RuleResult:
-    result = RuleResult()
+def uint3_for_dim3(ctx: Context, scan: Scan) -> Iterator[re.Match[bytes]]:
+    """`make_uint3(` calls whose value becomes a dim3 (`dim3 g = make_uint3(...)`, `g = ...` with g a
+    dim3, a launch's grid or block): HIP's dim3 has no conversion from uint3."""
     if b"dim3" not in ctx.identifiers and b"<<<" not in ctx.source:
-        return result
+        return
     src = ctx.source
     for m in scan.code(_MAKE_UINT3):
         before = _BEFORE_DIM3.search(src, max(0, m.start() - 160), m.start())
@@ -114,6 +116,4 @@ def dim3_from_uint3(ctx: Context, scan: Scan) -> RuleResult:
             continue
         if before.group(1) and _declared(ctx, before.group(1), m.start(), want_pointer=False) != b"dim3":
             continue
-        msg = "HIP's dim3 has no conversion from uint3 (only dim3(x, y, z)): write dim3(x, y, z)"
-        result.diagnostics.append(ctx.diag("HIP216", m.start(), m.start() + len(b"make_uint3"), msg))
-    return result
+        yield m

@@ -22,7 +22,7 @@ from hipify_py.rules.detectors.inline_asm import inline_ptx
 from hipify_py.rules.detectors.launch_bounds import launch_bounds
 from hipify_py.rules.detectors.libraries import library_usage
 from hipify_py.rules.detectors.memory import ldg_non_const, lds_limit, managed_memory
-from hipify_py.rules.detectors.overloads import dim3_from_uint3, overload_gaps
+from hipify_py.rules.detectors.overloads import overload_gaps
 from hipify_py.rules.detectors.textures import texture_references
 from hipify_py.rules.detectors.unknown_names import unknown_cuda_names
 from hipify_py.rules.detectors.versions import runtime_version_compare, version_macros
@@ -51,7 +51,6 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
         (b"asm", b"__nanosleep", b"__prof_trigger", b"__pm", b"luster", b"__stwb", b"__stc", b"__stwt"),
     ),
     (overload_gaps, (b"__shfl", b"atomicAdd")),
-    (dim3_from_uint3, (b"make_uint3",)),
     (host_math_calls, ()),  # a few set lookups: the names come from a per-version table
     (texture_references, (b"texture", b"surface")),
     (dynamic_parallelism, (b"__global__", b"__device__")),

@@ -1,0 +1,30 @@
+"""`make_uint3(...)` where a dim3 is wanted becomes `dim3(...)` (HIP216, info).
+
+CUDA's dim3 converts from uint3, so `dim3 grid = make_uint3(x, y, z)` and `grid = make_uint3(...)`
+compile with nvcc; HIP's dim3 (every release) has only `dim3(x, y, z)`: `no viable conversion`. The same
+three components make the same dim3, so the call is renamed. The sites are the ones the dim3 type is
+known for (rules/detectors/overloads.uint3_for_dim3).
+"""
+
+from __future__ import annotations
+
+from hipify_py.context import Context
+from hipify_py.edits import Edit
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import Scan
+from hipify_py.rules.detectors.overloads import uint3_for_dim3
+
+_NAME = b"make_uint3"
+
+
+def construct_dim3(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    if _NAME not in ctx.identifiers:
+        return result
+    for m in uint3_for_dim3(ctx, Scan(ctx)):
+        end = m.start() + len(_NAME)
+        result.edits.append(Edit(m.start(), end, b"dim3"))
+        message = "HIP's dim3 has no conversion from uint3: make_uint3(x, y, z) written dim3(x, y, z)"
+        result.diagnostics.append(ctx.diag("HIP216", m.start(), end, message))
+        result.counts["call_adaptations"] += 1
+    return result
