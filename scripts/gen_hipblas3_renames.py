@@ -24,6 +24,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from probe_common import write_or_check  # noqa: E402
 
 from hipify_py.mappings import load_mappings  # noqa: E402
 from hipify_py.target import parse_version_header  # noqa: E402
@@ -99,14 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     text = render(
         rows(declared(args.old), declared(args.new)), header_version(args.old), header_version(args.new)
     )
-    if args.check:
-        if not args.out.is_file() or args.out.read_text() != text:
-            print(f"out of date: {args.out} (run scripts/gen_hipblas3_renames.py)", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text)
-    print(f"{text.count(chr(10) + '- ')} rows -> {args.out}")
-    return 0
+    return write_or_check(
+        args.out, text, args.check, "gen_hipblas3_renames", f"{text.count(chr(10) + '- ')} rows"
+    )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from probe_common import write_or_check  # noqa: E402
 
 from hipify_py.mappings import compare_versions, load_mappings, mappings_dir  # noqa: E402
 from hipify_py.renames import TABLE_NAME, _build_table  # noqa: E402
@@ -106,14 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     if any(compare_versions(v, "6.0") < 0 for v, _ in versions):
         raise SystemExit("give ROCm 6+ installations (older HIP has no hip_fp8.h)")
     text = render(rows([declared(p) for p in args.prefix]), versions)
-    if args.check:
-        if not args.out.is_file() or args.out.read_text() != text:
-            print(f"out of date: {args.out} (run scripts/gen_spelled_renames.py)", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text)
-    print(f"{text.count(chr(10) + '- ')} rows -> {args.out}")
-    return 0
+    return write_or_check(
+        args.out, text, args.check, "gen_spelled_renames", f"{text.count(chr(10) + '- ')} rows"
+    )
 
 
 if __name__ == "__main__":

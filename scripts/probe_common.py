@@ -92,6 +92,35 @@ def probed_with(hipcc: str) -> str:
     return f"Debian's {release} {upstream} hipcc (libamdhip64-dev {package}, {where})"
 
 
+_HIP_ERROR = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)
+_NVCC_ERROR = re.compile(r"^probe\.cu\((\d+)\): error", re.MULTILINE)
+
+
+def host_only_failures(hipcc: str, nvcc: str, hip_source: str, cuda_source: str, lines: set[int]) -> set[int]:
+    """The probe lines whose host code hipcc rejects and nvcc accepts. Each source is compiled once
+    (hipcc: the host side, syntax only; nvcc: a full compile); an error outside `lines` means the probe
+    itself is broken (SystemExit with the compiler's output)."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "probe.hip").write_text(hip_source)
+        (Path(tmp) / "probe.cu").write_text(cuda_source)
+        cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "--cuda-host-only"]
+        cmd += ["-fsyntax-only", "-ferror-limit=0", "-w", "probe.hip"]
+        env = dict(os.environ, HIP_PLATFORM="amd")
+        hip = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env).stderr
+        nvcc_cmd = [nvcc, "-std=c++17", "-c", "probe.cu", "-o", os.devnull]
+        done = subprocess.run(nvcc_cmd, cwd=tmp, capture_output=True, text=True)
+        cuda = done.stdout + done.stderr
+    hip_failing = {int(m.group(1)) for m in _HIP_ERROR.finditer(hip)}
+    cuda_failing = {int(m.group(1)) for m in _NVCC_ERROR.finditer(cuda)}
+    for failing, out in ((hip_failing, hip), (cuda_failing, cuda)):
+        if failing - lines:
+            raise SystemExit(f"probe failed outside the calls ({sorted(failing - lines)}):\n{out[-3000:]}")
+    return hip_failing - cuda_failing
+
+
 def write_or_check(out: Path, text: str, check: bool, script: str, summary: str) -> int:
     """--check: 1 (with a message) when the committed table differs; else write it and say `summary`."""
     if check:

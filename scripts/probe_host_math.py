@@ -17,12 +17,9 @@ Deterministic; `--check` compares.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,7 +28,7 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
+from probe_common import hip_version, host_only_failures, probed_with, write_or_check  # noqa: E402
 
 PREFIX = "hip-device-only-math-"
 _ERROR = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)
@@ -76,25 +73,8 @@ def probe_source(funcs: dict[str, tuple[str, ...]]) -> tuple[str, dict[int, str]
 
 def device_only(hipcc: str, nvcc: str, funcs: dict[str, tuple[str, ...]]) -> list[str]:
     source, where = probe_source(funcs)
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "probe.hip").write_text(source)
-        (Path(tmp) / "probe.cu").write_text(source.replace("hip/hip_runtime.h", "cuda_runtime.h", 1))
-        cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "--cuda-host-only"]
-        cmd += ["-fsyntax-only", "-ferror-limit=0", "probe.hip"]
-        env = dict(os.environ, HIP_PLATFORM="amd")
-        hip = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env).stderr
-        done = subprocess.run(
-            [nvcc, "-std=c++17", "-c", "probe.cu", "-o", os.devnull], cwd=tmp, capture_output=True, text=True
-        )
-        cuda = done.stdout + done.stderr
-    hip_failing = {int(m.group(1)) for m in _ERROR.finditer(hip)}
-    cuda_failing = {int(m.group(1)) for m in _NVCC_ERROR.finditer(cuda)}
-    for failing, out in ((hip_failing, hip), (cuda_failing, cuda)):
-        if failing - set(where):  # an error outside the probe calls: the probe itself is broken
-            raise SystemExit(
-                f"probe failed outside the calls ({sorted(failing - set(where))}):\n{out[-3000:]}"
-            )
-    return sorted(where[line] for line in hip_failing - cuda_failing)
+    cuda = source.replace("hip/hip_runtime.h", "cuda_runtime.h", 1)
+    return sorted(where[line] for line in host_only_failures(hipcc, nvcc, source, cuda, set(where)))
 
 
 def render(version: str, names: list[str], source: str) -> str:

@@ -18,19 +18,16 @@ mappings/implicit-includes-<version>.yaml (read by rules/implicit_includes.py). 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
+from probe_common import hip_version, host_only_failures, probed_with, write_or_check  # noqa: E402
 
 PREFIX = "implicit-includes-"
 _ERROR = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)
@@ -158,26 +155,8 @@ def missing(hipcc: str, nvcc: str) -> dict[str, list[str]]:
     hip_source, where = probe_source("#include <hip/hip_runtime.h>")
     cuda_source, cuda_where = probe_source("// nothing included: nvcc's implicit cuda_runtime.h only")
     assert where == cuda_where
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "probe.hip").write_text(hip_source)
-        (Path(tmp) / "probe.cu").write_text(cuda_source)
-        cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "--cuda-host-only"]
-        cmd += ["-fsyntax-only", "-ferror-limit=0", "-w", "probe.hip"]
-        env = dict(os.environ, HIP_PLATFORM="amd")
-        hip = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env).stderr
-        done = subprocess.run(
-            [nvcc, "-std=c++17", "-c", "probe.cu", "-o", os.devnull], cwd=tmp, capture_output=True, text=True
-        )
-        cuda = done.stdout + done.stderr
-    hip_failing = {int(m.group(1)) for m in _ERROR.finditer(hip)}
-    cuda_failing = {int(m.group(1)) for m in _NVCC_ERROR.finditer(cuda)}
-    for failing, out in ((hip_failing, hip), (cuda_failing, cuda)):
-        if failing - set(where):  # an error outside the probe calls: the probe itself is broken
-            raise SystemExit(
-                f"probe failed outside the calls ({sorted(failing - set(where))}):\n{out[-3000:]}"
-            )
     found: dict[str, list[str]] = {}
-    for line in sorted(hip_failing - cuda_failing):
+    for line in sorted(host_only_failures(hipcc, nvcc, hip_source, cuda_source, set(where))):
         header, name = where[line]
         found.setdefault(header, []).append(name)
     return {h: sorted(names) for h, names in sorted(found.items())}
