@@ -2,10 +2,10 @@
 
 - Packages are found, not listed: every package under hipify_py/, plus the top-level mappings/ shipped
   as `hipify_py.mappings_data` (the installed package reads its YAML from there, see
-  `hipify_py.mappings.mappings_dir`). A list kept by hand once left `hipify_py.verify` out of the wheel.
-- `build_py` also runs `python -m hipify_py.prebuild` on the built tree, so a fresh install loads its
+  `hipify_py.data.mappings.mappings_dir`). A list kept by hand once left `hipify_py.verify` out of the wheel.
+- `build_py` also runs `python -m hipify_py.run.prebuild` on the built tree, so a fresh install loads its
   tables from `hipify_py/mappings_data/prebuilt/` instead of parsing YAML on its first run. Not for an
-  editable install: there the YAML is meant to be edited, and `hipify_py.derived` rebuilds by code stamp.
+  editable install: there the YAML is meant to be edited, and `hipify_py.data.derived` rebuilds by code stamp.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class BuildWithTables(build_py):
             return
         out = Path(self.build_lib).resolve().joinpath(*MAPPINGS_PACKAGE.split("."), "prebuilt")
         # why a subprocess run in build_lib: the package must import from the built tree, not this checkout
-        command = [sys.executable, "-m", "hipify_py.prebuild", str(out)]
+        command = [sys.executable, "-m", "hipify_py.run.prebuild", str(out)]
         subprocess.run(command, env=prebuild_env(self.build_lib), cwd=self.build_lib, check=True)
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # why: the entries come from the project's own loader
 
-from hipify_py.mappings import Entry, Header, compare_versions, load_mappings  # noqa: E402
+from hipify_py.data.mappings import Entry, Header, compare_versions, load_mappings  # noqa: E402
 
 sys.path.insert(0, str(REPO / "scripts"))
 from probe_common import include_root, probed_with  # noqa: E402

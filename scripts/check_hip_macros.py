@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # why: the tables come from the project's own loader
 
-from hipify_py.mappings import Mappings, load_mappings  # noqa: E402
+from hipify_py.data.mappings import Mappings, load_mappings  # noqa: E402
 
 _MISSING = re.compile(r"hipify-py-missing: (\w+)")
 _VERSION = re.compile(r"#define\s+HIP_VERSION_(MAJOR|MINOR)\s+(\d+)")

@@ -23,7 +23,7 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # why: the round-trip check uses the project's own loader
 
-from hipify_py.mappings import ENTRY_FIELDS, compact_records  # noqa: E402
+from hipify_py.data.mappings import ENTRY_FIELDS, compact_records  # noqa: E402
 
 DEFAULT_SRC = REPO.parent / "shared" / "data" / "cuda2hip-tables"
 DEFAULT_OUT = REPO / "mappings"

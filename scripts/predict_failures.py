@@ -53,8 +53,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # why: measure this checkout's code, not whatever is installed
 
-from hipify_py.installed import is_missing, library_headers  # noqa: E402
-from hipify_py.mappings import load_mappings  # noqa: E402
+from hipify_py.data.installed import is_missing, library_headers  # noqa: E402
+from hipify_py.data.mappings import load_mappings  # noqa: E402
 from hipify_py.verify import CompileJob, Compiler, CompilerError, compile_tu, find_hipcc, parse_errors  # noqa: E402
 
 SOURCE_RE = re.compile(r"^\s*source\s*[:+]?=\s*((?:.*\\\n)*.*)$", re.M)

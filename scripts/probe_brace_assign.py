@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from probe_calls import _default_cuda_include, _rename, cuda_version  # noqa: E402
 from probe_common import hip_version, probed_with, run_built, write_or_check  # noqa: E402
 
-from hipify_py.mappings import load_mappings  # noqa: E402
+from hipify_py.data.mappings import load_mappings  # noqa: E402
 
 PREFIX = "brace-assign-"  # mappings/<PREFIX><HIP version>.yaml
 CUDA_TYPE_HEADERS = ("vector_types.h", "cuda_fp16.h", "cuda_bf16.h")

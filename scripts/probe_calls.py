@@ -43,7 +43,7 @@ from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 
 PREFIX = "call-probes-"
 
-from hipify_py.mappings import load_mappings  # noqa: E402
+from hipify_py.data.mappings import load_mappings  # noqa: E402
 
 FAMILIES = ("runtime", "driver")
 PROBE_HEADER = (

@@ -46,7 +46,7 @@ from probe_calls import _default_clang, _default_cuda_include, _rename, cuda_ver
 from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 from probe_device_functions import _params  # noqa: E402
 
-from hipify_py.mappings import load_mappings  # noqa: E402
+from hipify_py.data.mappings import load_mappings  # noqa: E402
 
 # The arithmetic types a CUDA argument converts from implicitly (fixed-width typedefs are one of these)
 ARITHMETIC = (

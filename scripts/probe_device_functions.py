@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 
-from hipify_py.mappings import load_mappings  # noqa: E402
+from hipify_py.data.mappings import load_mappings  # noqa: E402
 
 PREFIX = "hip-device-functions-"
 

@@ -12,7 +12,7 @@ rewritten by the user's macro and the build fails inside amd_hip_vector_types.h.
 output (`identifiers`; a function-like macro matters only where the name is followed by `(`:
 `called`). Reserved names (`__x`, `_X`) are left out: user code does not define them. Writes
 mappings/hip-identifiers-<HIP version>.yaml (deterministic; `--check` compares); read by
-hipify_py/translate.py (the runtime header before such a #define).
+hipify_py/pipeline/translate.py (the runtime header before such a #define).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the translator on a directory of real CUDA code (no network, nothing written to the tree).
 
-Every source file is translated in-process with hipify_py.translate.translate and checked for:
+Every source file is translated in-process with hipify_py.pipeline.translate.translate and checked for:
 
   internal     translate() raised
   idempotence  translate(translate(x)) != translate(x)
@@ -35,12 +35,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipify_py import lexer
-from hipify_py.discover import SKIP_DIRS, SOURCE_EXTENSIONS
-from hipify_py.options import Options
-from hipify_py.source import UTF8_BOM
-from hipify_py.tables import Tables
-from hipify_py.translate import default_tables, translate
+from hipify_py.data.tables import Tables
+from hipify_py.engine import lexer
+from hipify_py.engine.options import Options
+from hipify_py.engine.source import UTF8_BOM
+from hipify_py.pipeline.translate import default_tables, translate
+from hipify_py.run.discover import SKIP_DIRS, SOURCE_EXTENSIONS
 
 CHECKS = ("internal", "idempotence", "literals", "outside")
 Translator = Callable[[bytes, Options], bytes]
@@ -168,8 +168,8 @@ class Canon:
                 names[guard.encode()] = (hip.encode(),)
                 for t in {t for row in rows for t in (row.hip, row.roc) if t}:
                     names[t.encode()] = (hip.encode(),)
-        # version-dependent renames (hipify_py/renames.py): every range's HIP name compares as the CUDA name
-        from hipify_py.renames import load_table as load_renames
+        # version-dependent renames (data/renames.py): every range's HIP name compares as the CUDA name
+        from hipify_py.data.renames import load_table as load_renames
 
         rename_names, rename_headers = load_renames()
         for row in rename_names:
@@ -223,7 +223,7 @@ class Canon:
 
 
 def _implicit_headers() -> set[bytes]:
-    from hipify_py.mappings import mappings_dir
+    from hipify_py.data.mappings import mappings_dir
     from hipify_py.rules.implicit_includes import PREFIX, _build
 
     versions = (p.name[len(PREFIX) : -len(".yaml")] for p in mappings_dir().glob(f"{PREFIX}*.yaml"))
@@ -310,7 +310,7 @@ def _joined_brackets(text: bytes) -> bytes:
 
 
 def _adapted_names() -> frozenset[bytes]:
-    from hipify_py.adaptations import load_table
+    from hipify_py.data.adaptations import load_table
     from hipify_py.rules.mem_locations import load_table as load_location_calls
 
     names = {row.cuda.encode() for row in load_table()}
@@ -409,7 +409,7 @@ def check_file(
 _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
-# an equivalent the translator writes for a name the target lacks (hipify_py/shims.py: definition)
+# an equivalent the translator writes for a name the target lacks (hipify_py/data/shims.py: definition)
 _SHIM_BLOCK = re.compile(
     rb"^// hipify-py: [^\n]*an equivalent:\r?\n#if !defined\(HIPIFY_PY_SHIM_\w+\).*?^#endif\r?\n", re.M | re.S
 )
@@ -444,7 +444,7 @@ def without_markers(text: bytes) -> bytes:
 
 def _without_adaptation_texts(text: bytes) -> bytes:
     """The output without the call texts version adaptations write (their string literals are ours)."""
-    from hipify_py.adaptations import load_table
+    from hipify_py.data.adaptations import load_table
 
     for row in load_table():
         if row.op == "replace-call" and row.hip:

@@ -93,8 +93,8 @@ def collect(
 ) -> list[Job]:
     """Files to translate; Options are `defaults`, then the folder's options.yaml, then `overrides`."""
     from hipify_py.buildfiles import BuildOptions
-    from hipify_py.discover import SOURCE_EXTENSIONS, discover
-    from hipify_py.options import Options
+    from hipify_py.engine.options import Options
+    from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
 
     option_fields, build_fields = _field_names(Options), _field_names(BuildOptions)
     folders: dict[Path, dict[str, Any]] = {}
@@ -126,8 +126,8 @@ def collect(
 
 def _settings(job: Job) -> Any:
     from hipify_py.buildfiles import BuildOptions
-    from hipify_py.options import Options
-    from hipify_py.runner import Mode, RunSettings
+    from hipify_py.engine.options import Options
+    from hipify_py.run.runner import Mode, RunSettings
 
     opts = dict(job.options)
     if "ignore_rules" in opts:
@@ -144,8 +144,8 @@ def _one_line(text: str) -> str:
 
 def entry(job: Job, texts: str | None = None) -> str:
     """The digest block of one file (deterministic text, ends with a newline)."""
-    from hipify_py.discover import Found
-    from hipify_py.runner import process
+    from hipify_py.run.discover import Found
+    from hipify_py.run.runner import process
 
     found = Found(Path(job.path), Path(job.root), job.kind)
     outcome = process(found, _settings(job))
@@ -178,7 +178,7 @@ def _entry_in_worker(job: Job) -> str:
 
 
 def run_jobs(jobs: Sequence[Job], workers: int, texts: str | None) -> Iterator[str]:
-    from hipify_py.translate import default_tables
+    from hipify_py.pipeline.translate import default_tables
 
     global _TEXTS  # why a global: fork workers inherit it instead of pickling it with every job
     _TEXTS = texts

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from hipify_py.options import Options
+from hipify_py.engine.options import Options
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 HIPCC = shutil.which("hipcc")

@@ -7,12 +7,12 @@ import itertools
 import pytest
 from fixture_cases import FIXTURES, cases
 
-from hipify_py.annotate import annotation_edits
-from hipify_py.diagnostics import Diagnostic, Severity
-from hipify_py.edits import Edit, apply_edits
-from hipify_py.options import Options
-from hipify_py.source import LineIndex
-from hipify_py.translate import translate
+from hipify_py.engine.annotate import annotation_edits
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.edits import Edit, apply_edits
+from hipify_py.engine.options import Options
+from hipify_py.engine.source import LineIndex
+from hipify_py.pipeline.translate import translate
 
 ANNOTATE_CASES = [c for c in cases() if c.input.parent == FIXTURES / "annotate"]
 

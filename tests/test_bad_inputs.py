@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from hipify_py import fileio
-from hipify_py.cli import main
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.cli.main import main
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
+from hipify_py.util import fileio
 
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 16); cudaFree(*p); }\n"
 HIP = translate(CUDA, Options()).text

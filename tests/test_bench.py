@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from hipify_py.translate import default_tables, translate
+from hipify_py.pipeline.translate import default_tables, translate
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from hipify_py.buildfiles import BuildOptions, build_file_kind, translate_cmake, translate_makefile
-from hipify_py.diagnostics import Diagnostic, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Severity
 
 FIXTURES = Path(__file__).parent / "fixtures" / "buildfiles"
 CASES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.with_name(p.name + ".expected").exists())

@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 import hipify_py
-from hipify_py import cache as cache_mod
-from hipify_py import runner as runner_mod
-from hipify_py.cli import main
-from hipify_py.discover import discover
-from hipify_py.options import Options
-from hipify_py.progress import Progress, progress_for, render
-from hipify_py.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.cli.main import main
+from hipify_py.engine.options import Options
+from hipify_py.run import cache as cache_mod
+from hipify_py.run import runner as runner_mod
+from hipify_py.run.discover import discover
+from hipify_py.run.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.util.progress import Progress, progress_for, render
 
 REPO = Path(__file__).resolve().parent.parent
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); cudaDeviceSynchronize(); }\n"
@@ -279,9 +279,9 @@ def test_warm_subprocess_run_imports_no_parser(tmp_path: Path, _private_cache: P
     imported = {
         line.split("|")[-1].strip() for line in warm.stderr.splitlines() if line.startswith("import time")
     }
-    assert not {"tree_sitter", "yaml", "hipify_py.translate", "concurrent.futures"} & imported, warm.stderr[
-        -3000:
-    ]
+    assert not {"tree_sitter", "yaml", "hipify_py.pipeline.translate", "concurrent.futures"} & imported, (
+        warm.stderr[-3000:]
+    )
     assert "3 file(s) scanned" in warm.stderr
 
 

@@ -1,4 +1,4 @@
-"""hipify_py/callargs.py: (before, after) pairs for each argument edit, in code, macro bodies, errors."""
+"""analysis/callargs.py: (before, after) pairs for each argument edit, in code, macro bodies, errors."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from hipify_py import callargs
-from hipify_py.callargs import Call, CallFinder
-from hipify_py.edits import Edit, apply_edits
-from hipify_py.parser import parse
+from hipify_py.analysis import callargs
+from hipify_py.analysis.callargs import Call, CallFinder
+from hipify_py.engine.edits import Edit, apply_edits
+from hipify_py.engine.parser import parse
 
 Op = Callable[[Call], list[Edit]]
 

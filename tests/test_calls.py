@@ -9,9 +9,9 @@ import yaml
 from conftest import check_probe_table, load_script
 from toolchains import Toolchain, params
 
-from hipify_py.options import Options
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.calls import load_call_table
-from hipify_py.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO.parent / "shared" / "data" / "hipify-call-adaptations" / "call-adaptations.yaml"

@@ -13,9 +13,9 @@ from click.testing import CliRunner, Result
 from conftest import EXAMPLES, REPO
 
 from hipify_py import __version__
-from hipify_py.cli import main
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.cli.main import main
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 CUDA = b"""#include <cuda_runtime.h>
 __global__ void fill(float* p) { p[threadIdx.x] = 1.0f; }

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipify_py.cli import main
-from hipify_py.config import ConfigError, find_config_files, read_config
+from hipify_py.cli.main import main
+from hipify_py.run.config import ConfigError, find_config_files, read_config
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCH = b"__global__ void k(int *p) {}\nvoid f(int *p) { k<<<1, 2>>>(p); cudaDeviceSynchronize(); }\n"

@@ -1,4 +1,4 @@
-"""hipify_py/derived.py: built tables come from the cache directory when code and tables are unchanged."""
+"""data/derived.py: built tables come from the cache directory when code and tables are unchanged."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py import cache, derived
-from hipify_py.adaptations import _build_table
+from hipify_py.data import derived
+from hipify_py.data.adaptations import _build_table
+from hipify_py.pipeline.translate import _shipped_tables
 from hipify_py.rules.calls import _build_call_table
 from hipify_py.rules.cxx import _build_device_functions
-from hipify_py.translate import _shipped_tables
+from hipify_py.run import cache
 
 
 @pytest.fixture
@@ -95,7 +96,7 @@ def test_code_stamp_is_computed_once_per_process() -> None:
 
 
 def test_packed_entries_are_the_entries() -> None:
-    from hipify_py.mappings import Built, Entry, make_entry, pack, unpack
+    from hipify_py.data.mappings import Built, Entry, make_entry, pack, unpack
 
     entry = Entry("cudaFoo", None, "runtime", group="g\tx", roc="rocFoo", note="a note, with spaces")
     record = tuple(entry)
@@ -130,8 +131,8 @@ def test_old_builds_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch)
 def test_operator_uses_scanned_once_per_content(
     cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hipify_py import runner
     from hipify_py.rules import vector_ops
+    from hipify_py.run import runner
 
     source = tmp_path / "k.cu"
     source.write_bytes(b"__global__ void k(float2* v, float2 w) { v[0] *= w; }\n")

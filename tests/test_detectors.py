@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 from fixture_cases import FIXTURES, Case, cases, parse_expected_diagnostics
 
-from hipify_py.cli import main
-from hipify_py.commands.explain_cmd import format_markdown
-from hipify_py.diagnostics import RULES
+from hipify_py.analysis.pp_branches import analyse, dead_branches
+from hipify_py.cli.explain_cmd import format_markdown
+from hipify_py.cli.main import main
+from hipify_py.engine.diagnostics import RULES
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.detectors.memory import _evaluate
 from hipify_py.rules.detectors.warp import _left_operand
-from hipify_py.rules.pp_branches import analyse, dead_branches
-from hipify_py.translate import translate
 
 ROOT = Path(__file__).resolve().parent.parent
 DETECTOR_FIXTURES = FIXTURES / "detectors"
@@ -131,7 +131,7 @@ def test_size_evaluation(expr: bytes, value: int | None) -> None:
 
 def test_sync_intrinsics_are_adapted_not_reported() -> None:
     """HIP203 (warp-sync call needs HIP >= 6.2) gives way to the adaptation for the target."""
-    from hipify_py.options import Options
+    from hipify_py.engine.options import Options
 
     src = b"__global__ void k(int* x) { __syncwarp(); x[0] = __any_sync(0xffffffff, x[1]); }\n"
     for version in ("5.2", "6.2", "7.0"):

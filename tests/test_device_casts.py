@@ -8,11 +8,11 @@ import pytest
 from conftest import check_probe_table
 from toolchains import Toolchain, params
 
-from hipify_py.declared import expression_type
-from hipify_py.options import Options
-from hipify_py.parser import parse
+from hipify_py.analysis.declared import expression_type
+from hipify_py.engine.options import Options
+from hipify_py.engine.parser import parse
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.device_casts import load_casts
-from hipify_py.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 

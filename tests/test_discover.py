@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipify_py.cli import main
-from hipify_py.discover import discover, git_ignored
+from hipify_py.cli.main import main
+from hipify_py.run.discover import discover, git_ignored
 
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); }\n"
 HIP = b"#include <hip/hip_runtime.h>\nvoid f(float **p) { (void)hipMalloc(p, 4); }\n"

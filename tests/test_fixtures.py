@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 from fixture_cases import Case, cases, parse_expected_diagnostics
 
-from hipify_py.diagnostics import Diagnostic
-from hipify_py.option_macros import settle
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.pipeline.translate import translate
+from hipify_py.project.option_macros import settle
 from hipify_py.rules.vector_ops import operator_uses
-from hipify_py.translate import translate
 
 CASES = cases()
 

@@ -26,9 +26,9 @@ import pytest
 import yaml
 from toolchains import TOOLCHAINS, Toolchain, require
 
-from hipify_py.mappings import Entry, Header, compare_versions, load_mappings
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.data.mappings import Entry, Header, compare_versions, load_mappings
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 FACTS = REPO / "mappings" / "hip-headers-5.2.yaml"
@@ -344,8 +344,8 @@ def test_committed_facts_match_the_installed_headers(real_scan: object) -> None:
 
 def test_names_dated_too_late_get_no_version_finding() -> None:
     """HIP_R_32F is in HIP 5.2's library_types.h although the tables date it 5.7; HIP_R_8I is not."""
-    from hipify_py.options import Options
-    from hipify_py.translate import translate
+    from hipify_py.engine.options import Options
+    from hipify_py.pipeline.translate import translate
 
     found = translate(b"int a = CUDA_R_32F; int b = CUDA_R_8I;\n", Options(hip_version="5.2")).diagnostics
     assert [(d.col, d.rule) for d in found] == [(29, "HIP103")]

@@ -12,9 +12,9 @@ from types import ModuleType
 
 import pytest
 
-from hipify_py.mappings import Guard, load_mappings
-from hipify_py.options import Options
-from hipify_py.translate import default_tables, translate
+from hipify_py.data.mappings import Guard, load_mappings
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import default_tables, translate
 
 REPO = Path(__file__).resolve().parent.parent
 SYSTEM = Path("/usr/include")

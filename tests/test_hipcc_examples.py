@@ -13,8 +13,8 @@ import pytest
 from fixture_cases import FIXTURES, hipcc_syntax
 from toolchains import TARGETS, Toolchain, by_version, params, require, syntax_check
 
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PORTABLE = sorted(p for p in EXAMPLES.glob("*/*.cu") if p.parent.name != "pitfalls")

@@ -6,9 +6,9 @@ import pytest
 from conftest import check_probe_table
 from toolchains import Toolchain, params
 
-from hipify_py.options import Options
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.detectors.host_math import device_only_math
-from hipify_py.translate import translate
 
 
 @pytest.mark.parametrize("chain", params())

@@ -9,9 +9,9 @@ import pytest
 from conftest import REPO, load_script
 from toolchains import Toolchain, params, require
 
-from hipify_py.options import Options
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.implicit_includes import implicit_headers
-from hipify_py.translate import translate
 
 
 @pytest.mark.parametrize("chain", params())
@@ -47,7 +47,7 @@ def test_added_only_for_calls_in_converted_code(source: bytes, added: bool) -> N
 
 
 def test_derived_round_trip(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from hipify_py import derived
+    from hipify_py.data import derived
     from hipify_py.rules.implicit_includes import _build
 
     monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", str(tmp_path))

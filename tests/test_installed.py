@@ -1,11 +1,11 @@
-"""hipify_py.installed: which ROCm library headers an installed HIP lacks (HIP128's fact)."""
+"""hipify_py.data.installed: which ROCm library headers an installed HIP lacks (HIP128's fact)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hipify_py.installed import include_roots, is_missing, library_headers, missing_headers
-from hipify_py.mappings import load_mappings
+from hipify_py.data.installed import include_roots, is_missing, library_headers, missing_headers
+from hipify_py.data.mappings import load_mappings
 
 
 def _root(tmp_path: Path, *headers: str) -> Path:
@@ -63,7 +63,7 @@ def test_hip128_only_for_the_installed_target(tmp_path: Path) -> None:
     """HIP128 claims absence only for the HIP that is installed; for another target it cannot know."""
     from click.testing import CliRunner
 
-    from hipify_py.cli import main
+    from hipify_py.cli.main import main
 
     rocm = _fake_rocm(tmp_path, (7, 2))
     src = tmp_path / "a.cu"

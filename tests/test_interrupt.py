@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, REPO
 
-from hipify_py.fileio import TEMP_MARK, remove_stale_temps
+from hipify_py.util.fileio import TEMP_MARK, remove_stale_temps
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc and signals")
 
@@ -212,7 +212,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
 def test_ctrl_c_inside_a_write_is_held_until_the_temp_file_is_gone(tmp_path: Path, monkeypatch) -> None:
     """A Ctrl-C that lands while the temp file exists (here: right after mkstemp created it, before its
     name is known to the caller) is raised only after the rename: no temp file is left behind."""
-    from hipify_py import fileio
+    from hipify_py.util import fileio
 
     made = fileio._temp_file
 

@@ -1,4 +1,4 @@
-"""hipify_py/lazyre.py: patterns compile on first use, behave as compiled ones, and no module of the
+"""hipify_py/util/lazyre.py: patterns compile on first use, behave as compiled ones, and no module of the
 package compiles a regular expression at import (a one-file run pays only for what it uses)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py import lazyre
-from hipify_py.lazyre import LazyPattern, ProgramStore, lazy
+from hipify_py.util import lazyre
+from hipify_py.util.lazyre import LazyPattern, ProgramStore, lazy
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,7 +62,7 @@ _IMPORT_ALL = textwrap.dedent(
     def recording(pattern, flags=0):
         stack = traceback.extract_stack()[:-1]
         caller = stack[-1].filename
-        if caller.endswith("/hipify_py/lazyre.py"):  # a lazy pattern used at import: who used it
+        if caller.endswith("/hipify_py/util/lazyre.py"):  # a lazy pattern used at import: who used it
             user = [f for f in stack if "/hipify_py/" in f.filename and not f.filename.endswith("lazyre.py")]
             found.append(f"{user[-1].filename}:{user[-1].lineno}: {user[-1].line} (first use)")
         elif "/hipify_py/" in caller:
@@ -83,7 +83,8 @@ def test_no_module_compiles_a_pattern_at_import() -> None:
         [sys.executable, "-c", _IMPORT_ALL], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert proc.stdout.strip() == "", (
-        "module-level patterns must be `lazy(...)` (hipify_py/lazyre.py), not re.compile:\n" + proc.stdout
+        "module-level patterns must be `lazy(...)` (hipify_py/util/lazyre.py), not re.compile:\n"
+        + proc.stdout
     )
 
 

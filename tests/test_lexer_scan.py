@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py import lexer
+from hipify_py.engine import lexer
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -8,10 +8,10 @@ import re
 import pytest
 from toolchains import Toolchain, params, require
 
-from hipify_py.mappings import compare_versions
-from hipify_py.options import Options
+from hipify_py.data.mappings import compare_versions
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.library_macros import load_table
-from hipify_py.translate import translate
 
 
 @pytest.mark.parametrize("chain", params())

@@ -10,9 +10,9 @@ import pytest
 from conftest import check_probe_table
 from toolchains import Toolchain, params
 
-from hipify_py.options import Options
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.macro_order import GUARD, hip_identifiers
-from hipify_py.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 

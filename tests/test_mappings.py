@@ -1,4 +1,4 @@
-"""Mapping tables: generator (scripts/gen_mappings.py), loader (hipify_py.mappings), `mappings` command."""
+"""Mapping tables: generator (scripts/gen_mappings.py), loader (data/mappings.py), `mappings` command."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from hipify_py import mappings as mappings_module
-from hipify_py.commands.mappings_cmd import mappings_command
-from hipify_py.mappings import (
+from hipify_py.cli.mappings_cmd import mappings_command
+from hipify_py.data import mappings as mappings_module
+from hipify_py.data.mappings import (
     FAMILY_ORDER,
     Entry,
     Mappings,
@@ -25,7 +25,7 @@ from hipify_py.mappings import (
     mappings_dir,
     parse_version,
 )
-from hipify_py.tables import compile_tables
+from hipify_py.data.tables import compile_tables
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO.parent / "shared" / "data" / "cuda2hip-tables"

@@ -19,13 +19,13 @@ import yaml
 from fixture_cases import FIXTURES, _options, hipcc_syntax
 from toolchains import Toolchain, params, require
 
-import hipify_py.translate as translate_module
-from hipify_py.context import Context
-from hipify_py.options import Options
+import hipify_py.pipeline.translate as translate_module
+from hipify_py.analysis.context import Context
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import default_tables, translate
 from hipify_py.rules.collisions import check_collisions, merge_candidates
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.vector_ops_data import AMBIGUOUS_COMPOUND, AMBIGUOUS_STEP
-from hipify_py.translate import default_tables, translate
 
 HIPCC = shutil.which("hipcc")
 REPO = Path(__file__).resolve().parent.parent

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipify_py.cli import main
-from hipify_py.option_macros import build_defines, file_defines, is_option, option_macros, settle
-from hipify_py.rules.pp_branches import option_branches
-from hipify_py.translate import translate
+from hipify_py.analysis.pp_branches import option_branches
+from hipify_py.cli.main import main
+from hipify_py.pipeline.translate import translate
+from hipify_py.project.option_macros import build_defines, file_defines, is_option, option_macros, settle
 
 KERNEL = b"""#include <cuda_runtime.h>
 #include "opts.h"

@@ -215,8 +215,8 @@ def test_readme_command_matches_the_checkout_and_builds_no_table(built: Built, t
 def prebuilt_targets(built: Built, cwd: Path) -> list[str]:
     """The HIP versions the installed wheel's tables were built for (asked of the installed code)."""
     code = (
-        "from hipify_py.mappings import mappings_dir, shipped_latest_version as latest\n"
-        "from hipify_py.prebuild import probed_versions\n"
+        "from hipify_py.data.mappings import mappings_dir, shipped_latest_version as latest\n"
+        "from hipify_py.run.prebuild import probed_versions\n"
         "print(*sorted({latest(), *probed_versions(mappings_dir())}))"
     )
     return checked(run([built.bin / "python", "-c", code], cwd), "listing the targets").stdout.split()

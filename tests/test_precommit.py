@@ -19,9 +19,9 @@ import yaml
 from click.testing import CliRunner
 from conftest import REPO
 
-from hipify_py.cli import main
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.cli.main import main
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 pytest.importorskip("pre_commit")
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("realworld_check", ROOT / "scripts" / "realworld_check.py")
@@ -103,7 +103,7 @@ def test_change_outside_edits_is_reported(tmp_path: Path, old: bytes, new: bytes
 
 
 def test_multi_line_launch_is_one_hunk() -> None:
-    canon = rc.Canon.of(__import__("hipify_py.translate").translate.default_tables())
+    canon = rc.Canon.of(__import__("hipify_py.pipeline.translate").pipeline.translate.default_tables())
     source = b"void f() {\n  kern<\n    float,\n    4\n  ><<<g, b>>>(x);\n}\n"
     assert rc.check_outside(source, _real(source, Options()), canon) is None
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipify_py.cli import main
-from hipify_py.rename import make_plan, new_name, update_includes
+from hipify_py.cli.main import main
+from hipify_py.run.output_names import make_plan, new_name, update_includes
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hipify_py.options import Options
-from hipify_py.renames import load_table, renames_for
-from hipify_py.translate import default_tables, translate
+from hipify_py.data.renames import load_table, renames_for
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import default_tables, translate
 
 VERSIONS = ("5.2", "5.6", "5.7", "6.0", "7.0")
 
@@ -37,7 +37,7 @@ def test_header_rows_name_installed_headers() -> None:
     version_h = root / "hip" / "hip_version.h"
     if not version_h.is_file():
         pytest.skip(f"{version_h} not installed")
-    from hipify_py.target import parse_version_header, short_version
+    from hipify_py.data.target import parse_version_header, short_version
 
     full = parse_version_header(version_h.read_bytes())
     assert full is not None

@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from hipify_py.cli import main
-from hipify_py.diagnostics import RULES, Diagnostic, Severity
-from hipify_py.mappings import load_mappings
+from hipify_py.cli.main import main
+from hipify_py.data.mappings import load_mappings
+from hipify_py.engine.diagnostics import RULES, Diagnostic, Severity
 from hipify_py.report.json_report import build_report, render_json
 from hipify_py.report.markdown import COLLAPSE_AFTER, inline, render_markdown
 from hipify_py.report.sarif import build_sarif
@@ -25,7 +25,7 @@ from hipify_py.report.text import (
     format_summary,
 )
 from hipify_py.report.write import report_format
-from hipify_py.runner import FileOutcome, Status
+from hipify_py.run.runner import FileOutcome, Status
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text())

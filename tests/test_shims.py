@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from fixture_cases import hipcc_syntax
 
-from hipify_py.mappings import compare_versions
-from hipify_py.options import Options
-from hipify_py.shims import definition, load_table, shims_for
-from hipify_py.translate import default_tables, translate
+from hipify_py.data.mappings import compare_versions
+from hipify_py.data.shims import definition, load_table, shims_for
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import default_tables, translate
 
 HIPCC = shutil.which("hipcc")
 CXX = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")

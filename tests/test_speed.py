@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import hipify_py.context
-from hipify_py.options import Options
-from hipify_py.tables import identifiers_of
-from hipify_py.translate import translate
+import hipify_py.analysis.context
+from hipify_py.data.tables import identifiers_of
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,13 +32,13 @@ int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); return 0; }
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     seen: list[bytes] = []
-    real = hipify_py.context.parse
+    real = hipify_py.analysis.context.parse
 
     def counting(source: bytes):  # type: ignore[no-untyped-def]
         seen.append(source)
         return real(source)
 
-    monkeypatch.setattr(hipify_py.context, "parse", counting)
+    monkeypatch.setattr(hipify_py.analysis.context, "parse", counting)
     return seen
 
 
@@ -109,8 +109,8 @@ def test_pool_preload_covers_every_rule_table(monkeypatch: pytest.MonkeyPatch) -
     """A table a rule loads that preload_rule_tables does not would be loaded again in every worker."""
     import sys
 
-    from hipify_py import derived
-    from hipify_py.translate import default_tables, preload_rule_tables
+    from hipify_py.data import derived
+    from hipify_py.pipeline.translate import default_tables, preload_rule_tables
 
     for module in [m for name, m in sys.modules.items() if name.startswith("hipify_py")]:
         for value in list(vars(module).values()):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipify_py import target
-from hipify_py.cli import main
-from hipify_py.target import (
+from hipify_py.cli.main import main
+from hipify_py.data import target
+from hipify_py.data.target import (
     FROM_CONFIG,
     FROM_INSTALLED,
     FROM_OPTION,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fixture_cases import FIXTURES, Case, cases
 
-from hipify_py.options import Options
-from hipify_py.translate import translate
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 HIP_ONLY = FIXTURES / "mixed" / "fully_hip.cu"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from hipify_py.cli import main
+from hipify_py.cli.main import main
 
 HIPCC = shutil.which("hipcc")
 pytestmark = pytest.mark.skipif(

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from fixture_cases import FIXTURES, cases
 
-from hipify_py.adaptations import load_table, rows_for
-from hipify_py.mappings import compare_versions
-from hipify_py.options import Options
+from hipify_py.data.adaptations import load_table, rows_for
+from hipify_py.data.mappings import compare_versions
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 from hipify_py.rules.warp_sync import full_mask_names, is_full_mask
-from hipify_py.translate import translate
 
 VERSIONS = ("5.2", "6.0", "6.2", "6.3", "7.0", "7.1")
 
@@ -142,7 +142,7 @@ def test_project_header_after_a_hip_header_compiles(tmp_path: Path) -> None:
     from click.testing import CliRunner
     from toolchains import by_version, require, syntax_check
 
-    from hipify_py.cli import main
+    from hipify_py.cli.main import main
 
     hipcc = require(by_version("6.4"))
     (tmp_path / "common.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")

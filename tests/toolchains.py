@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import pytest
 
-from hipify_py.target import parse_version_header, short_version
+from hipify_py.data.target import parse_version_header, short_version
 
 TOOLCHAIN_ROOT = Path(os.environ.get("HIPIFY_PY_TOOLCHAINS") or "/var/cache/hipify-py/toolchains")
 # The releases users run and where each comes from; the key is the HIP major.minor.

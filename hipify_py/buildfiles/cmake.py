@@ -20,9 +20,9 @@ from hipify_py.buildfiles.common import (
     line_deletions,
 )
 from hipify_py.buildfiles.libraries import FINDCUDA_LIB_VARS, LIBS, lib_key, lib_target
-from hipify_py.diagnostics import Diagnostic
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.edits import Edit
+from hipify_py.util.lazyre import lazy
 
 _CUDA_TARGET = lazy(r"(?<![A-Za-z0-9_:])CUDA::(\w+)")
 

@@ -26,7 +26,7 @@ from hipify_py.buildfiles.libraries import (
     lib_target,
 )
 from hipify_py.buildfiles.nvcc_flags import translate_flags
-from hipify_py.lazyre import lazy
+from hipify_py.util.lazyre import lazy
 
 _CM_GENERIC = lazy(
     r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+)?"

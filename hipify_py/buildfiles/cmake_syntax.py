@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 
 from hipify_py.buildfiles.common import RULE_NOT_UNDERSTOOD, WARN, Note
-from hipify_py.lazyre import lazy
+from hipify_py.util.lazyre import lazy
 
 
 class Arg(NamedTuple):

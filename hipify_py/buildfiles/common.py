@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from hipify_py.diagnostics import Diagnostic, Severity
-from hipify_py.edits import Edit, apply_edits
-from hipify_py.lazyre import lazy
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.edits import Edit, apply_edits
+from hipify_py.util.lazyre import lazy
 
 RULE_NOT_UNDERSTOOD = "HIP401"
 

@@ -23,9 +23,9 @@ from hipify_py.buildfiles.common import (
 )
 from hipify_py.buildfiles.libraries import CUDA_PATH_VARS, ROCM_DEFAULT
 from hipify_py.buildfiles.nvcc_flags import translate_flags
-from hipify_py.diagnostics import Diagnostic
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.edits import Edit
+from hipify_py.util.lazyre import lazy
 
 
 class _Piece(NamedTuple):

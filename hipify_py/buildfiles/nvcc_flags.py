@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from hipify_py.buildfiles.common import INFO, WARN, BuildOptions
 from hipify_py.buildfiles.libraries import LIBS, lib_key, lib_target
-from hipify_py.diagnostics import Severity
-from hipify_py.lazyre import lazy
+from hipify_py.engine.diagnostics import Severity
+from hipify_py.util.lazyre import lazy
 
 
 class _Flag(NamedTuple):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import hipify_py
-from hipify_py.diagnostics import Diagnostic
+from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.report.summary import (
     RunInfo,
     Totals,
@@ -22,7 +22,7 @@ from hipify_py.report.summary import (
     rules_used,
     totals,
 )
-from hipify_py.runner import FileOutcome
+from hipify_py.run.runner import FileOutcome
 
 # bump the minor for added fields, the major for changed/removed ones
 # 1.1: `verify` (convert --verify, hipify-py verify), the diagnostics' `predicted_by`, run.target

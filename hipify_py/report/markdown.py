@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import hipify_py
-from hipify_py.diagnostics import Rule
-from hipify_py.lazyre import lazy
+from hipify_py.engine.diagnostics import Rule
 from hipify_py.report.summary import (
     RunInfo,
     Totals,
@@ -22,7 +21,8 @@ from hipify_py.report.summary import (
     rules_used,
     totals,
 )
-from hipify_py.runner import FileOutcome, Status
+from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.util.lazyre import lazy
 
 COLLAPSE_AFTER = 8  # findings of one rule shown open; more go into <details>
 _CODE_SPAN = lazy(r"(`+)(.+?)\1")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import hipify_py
-from hipify_py.diagnostics import Diagnostic, Rule, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.report.json_report import TOOL_NAME
 from hipify_py.report.summary import (
     RunInfo,
@@ -23,7 +23,7 @@ from hipify_py.report.summary import (
     ordered_outcomes,
     rules_used,
 )
-from hipify_py.runner import FileOutcome
+from hipify_py.run.runner import FileOutcome
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipify_py.diagnostics import RULES, Diagnostic, Rule, Severity
-from hipify_py.runner import FileOutcome, Status
+from hipify_py.engine.diagnostics import RULES, Diagnostic, Rule, Severity
+from hipify_py.run.runner import FileOutcome, Status
 
 
 @dataclass

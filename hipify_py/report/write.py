@@ -6,9 +6,9 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from hipify_py.fileio import atomic_write
 from hipify_py.report.summary import RunInfo
-from hipify_py.runner import FileOutcome
+from hipify_py.run.runner import FileOutcome
+from hipify_py.util.fileio import atomic_write
 
 FORMATS = ("json", "markdown", "sarif")
 _SUFFIXES = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".md", "markdown"))
@@ -59,7 +59,7 @@ def run_info(
     """RunInfo for the command line: options as a dict and the digest of the mapping tables used."""
     import dataclasses
 
-    from hipify_py.mappings import load_mappings
+    from hipify_py.data.mappings import load_mappings
 
     fields = dataclasses.asdict(options) if dataclasses.is_dataclass(options) else {}  # type: ignore[arg-type]
     fields.pop("filename", None)  # per file, not a run option

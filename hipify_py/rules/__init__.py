@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hipify_py.context import Context
-from hipify_py.diagnostics import Diagnostic
-from hipify_py.edits import Edit
+from hipify_py.analysis.context import Context
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.edits import Edit
 
 
 @dataclass

@@ -7,7 +7,7 @@ run comparing the bytes each sets) lists per type the element counts where `x = 
 CUDA meant: those assignments get the type name before the braces. The counts where it does not
 (CUDA zero-fills `float4 v; v = {1}`, HIP's float4{1} broadcasts) are reported (HIP130).
 
-The type comes only from what the file declares (hipify_py/declared.py: a local, a parameter, a
+The type comes only from what the file declares (hipify_py/analysis/declared.py: a local, a parameter, a
 file-level variable, a member of a struct defined in the file, typedefs resolved): an assignment
 whose target type cannot be found is left alone, never guessed.
 """
@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import derived
-from hipify_py.context import Context
-from hipify_py.declared import declared_type, member_type
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, read_versioned
-from hipify_py.parser import Node, ancestors
+from hipify_py.analysis.context import Context
+from hipify_py.analysis.declared import declared_type, member_type
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node, ancestors
 from hipify_py.rules import RuleResult
+from hipify_py.util.lazyre import lazy
 
 PREFIX = "brace-assign-"
 _ASSIGN = lazy(rb"(?<![=!<>+\-*/%&|^])=\s*\{")
@@ -41,7 +41,7 @@ class TypeFacts(NamedTuple):
 @functools.lru_cache(maxsize=8)
 def load_facts(hip_version: str | None = None, directory: Path | None = None) -> Mapping[bytes, TypeFacts]:
     """Type name (CUDA's and HIP's spelling) -> its facts."""
-    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/data/derived.py)
         return derived.load("brace-assign", _build_facts, hip_version)
     return _build_facts(hip_version, directory)
 

@@ -10,7 +10,7 @@
   argument counts: a HIPIFY fact written for the C API is not applied to a call with another count
   (a user's own function of that name, or a template overload).
 
-Edits go through hipify_py/callargs.py, so they work in code, macro bodies and error regions and
+Edits go through hipify_py/analysis/callargs.py, so they work in code, macro bodies and error regions and
 combine with the renames inside the arguments.
 """
 
@@ -22,14 +22,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hipify_py import callargs, derived
-from hipify_py.callargs import Call, CallFinder
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import Entry, compare_versions, mappings_dir, parse_version
+from hipify_py.analysis import callargs
+from hipify_py.analysis.callargs import Call, CallFinder
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import Entry, compare_versions, mappings_dir, parse_version
+from hipify_py.data.tables import CandidateFinder
+from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
-from hipify_py.tables import CandidateFinder
+from hipify_py.util.lazyre import lazy
 
 TABLE_FILE = "call-adaptations.yaml"
 PROBES_GLOB = "call-probes-*.yaml"
@@ -102,7 +103,7 @@ def _probe_file_for(directory: Path, target: str | None) -> tuple[str, Path | No
 
 @functools.lru_cache(maxsize=8)
 def load_call_table(hip_version: str | None = None, directory: Path | None = None) -> CallTable:
-    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/data/derived.py)
         return derived.load("call-table", _build_call_table, hip_version)
     return _build_call_table(hip_version, directory)
 

@@ -25,13 +25,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from hipify_py.context import Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.identifiers import replacement
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import lazy
 
 _IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 _CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})

@@ -17,14 +17,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from hipify_py import derived
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, read_versioned
-from hipify_py.parser import Node, ancestors
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node, ancestors
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import lazy
 
 _REGISTER = lazy(rb"(?<![\w$])register(?![\w$])[ \t]*")
 _ASM_LABEL = lazy(rb"(?<![\w$])(?:__asm__|__asm|asm)\s*\(")
@@ -57,7 +57,7 @@ def hip_device_functions(
     hip_version: str | None = None, directory: Path | None = None
 ) -> Mapping[bytes, frozenset]:
     """name -> set of normalised parameter-type tuples HIP defines (for the target or nearest version)."""
-    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/data/derived.py)
         return derived.load("hip-device-functions", _build_device_functions, hip_version)
     return _build_device_functions(hip_version, directory)
 

@@ -6,10 +6,10 @@ ambiguous on ROCm. mappings/device-call-casts-<HIP version>.yaml (scripts/probe_
 compiles every such call against both headers) says which argument types fail and the CUDA parameter
 type that fixes them; the argument is wrapped in `static_cast<T>(...)`, CUDA's own conversion.
 
-Where the file states the argument's type (literal, cast, declared variable: hipify_py/declared.py)
+Where the file states the argument's type (literal, cast, declared variable: hipify_py/analysis/declared.py)
 the cast is added only for a type that fails; where it does not, only if every CUDA overload with
 that many arguments has that parameter type (`uniform`), so the cast cannot change which one is
-meant. Calls inside macro bodies are found too (hipify_py/callargs.py); there the type is unknown.
+meant. Calls inside macro bodies are found too (hipify_py/analysis/callargs.py); there the type is unknown.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import callargs, derived
-from hipify_py.adaptations import load_table as load_adaptations
-from hipify_py.callargs import Call, CallFinder
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.declared import expression_type, normal
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, read_versioned
+from hipify_py.analysis import callargs
+from hipify_py.analysis.callargs import Call, CallFinder
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.declared import expression_type, normal
+from hipify_py.data import derived
+from hipify_py.data.adaptations import load_table as load_adaptations
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.tables import CandidateFinder
 from hipify_py.rules import RuleResult
-from hipify_py.tables import CandidateFinder
+from hipify_py.util.lazyre import lazy
 
 PREFIX = "device-call-casts-"
 WARP_MASK = b"<warp mask>"  # the type of a lane-mask call the warp-sync rule adapts
@@ -50,7 +51,7 @@ class CastTable(NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def load_casts(hip_version: str | None = None, directory: Path | None = None) -> CastTable:
-    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/data/derived.py)
         return derived.load("device-call-casts", _build_casts, hip_version)
     return _build_casts(hip_version, directory)
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 
-from hipify_py import lexer
-from hipify_py.context import Context, Where
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import Guard
-from hipify_py.options import Options
+from hipify_py.analysis.context import Context, Where
+from hipify_py.analysis.pp_branches import directives
+from hipify_py.data.mappings import Guard
+from hipify_py.engine import lexer
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.options import Options
 from hipify_py.rules import RuleResult
-from hipify_py.rules.pp_branches import directives
+from hipify_py.util.lazyre import lazy
 
 _CONDITIONS = frozenset({b"if", b"ifdef", b"ifndef", b"elif"})
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.diagnostics import Diagnostic
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import Entry, compare_versions
-from hipify_py.options import Options
-from hipify_py.parser import Node, has_ancestor
-from hipify_py.renames import Rename, renames_for
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data.mappings import Entry, compare_versions
+from hipify_py.data.renames import Rename, renames_for
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.options import Options
+from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
+from hipify_py.util.lazyre import lazy
 
 
 def replacement(entry: Entry, options: Options) -> tuple[str | None, bool]:

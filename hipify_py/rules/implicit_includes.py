@@ -18,13 +18,13 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from hipify_py import derived
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import mappings_dir, read_versioned
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import compiled, lazy
 
 PREFIX = "implicit-includes-"
 _INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.edits import Edit
-from hipify_py.installed import is_missing
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import Header, compare_versions
-from hipify_py.options import Options
-from hipify_py.renames import renames_for
+from hipify_py.analysis.context import Context
+from hipify_py.data.installed import is_missing
+from hipify_py.data.mappings import Header, compare_versions
+from hipify_py.data.renames import renames_for
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.options import Options
 from hipify_py.rules import RuleResult
+from hipify_py.util.lazyre import lazy
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context, Where
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.parser import Node, parse
+from hipify_py.analysis.context import Context, Where
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node, parse
 from hipify_py.rules import RuleResult
+from hipify_py.util.lazyre import lazy
 
 # What may stand between the brackets of a launch for nvcc: blanks, comments, line continuations.
 _GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"

@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import derived
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled
-from hipify_py.mappings import mappings_dir
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versioned import holds_for, range_text, read_table
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
-from hipify_py.versioned import holds_for, range_text, read_table
+from hipify_py.util.lazyre import compiled
 
 TABLE_NAME = "library-macros.yaml"
 
@@ -101,7 +101,7 @@ def define_library_macros(ctx: Context) -> RuleResult:
         first = next((m for m, where in ctx.code_matches(pattern) if where in REWRITABLE), None)
         if first is None:
             continue
-        from hipify_py.translate import include_position  # why lazy: translate imports the rules
+        from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
 
         nl = newline_of(ctx.source)
         macro = row.macro.encode()

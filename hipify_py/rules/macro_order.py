@@ -21,13 +21,13 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from hipify_py import derived
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, read_versioned
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import lazy
 
 PREFIX = "hip-identifiers-"
 RUNTIME = b"hip/hip_runtime.h"
@@ -42,7 +42,7 @@ def hip_identifiers(
     hip_version: str | None = None, directory: Path | None = None
 ) -> tuple[frozenset[bytes], frozenset[bytes]]:
     """(identifiers HIP's runtime header uses, those it calls) for the target or nearest version."""
-    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/derived.py)
+    if directory is None:  # the shipped tables: built once per code stamp (hipify_py/data/derived.py)
         return derived.load("hip-identifiers", _build_identifiers, hip_version)
     return _build_identifiers(hip_version, directory)
 
@@ -70,7 +70,7 @@ def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     line = ctx.lines.line_start(first.start(1))
     if _runtime_before(ctx, list(edits), line):
         return result
-    from hipify_py.translate import include_position  # why lazy: translate imports the rules
+    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
 
     at = min(include_position(ctx), line)
     nl = newline_of(ctx.source)

@@ -15,14 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import callargs, derived
-from hipify_py.callargs import Call
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.declared import declared_type
-from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import mappings_dir
+from hipify_py.analysis import callargs
+from hipify_py.analysis.callargs import Call
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.declared import declared_type
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versioned import holds_for, one_per_name, read_table
 from hipify_py.rules import RuleResult
-from hipify_py.versioned import holds_for, one_per_name, read_table
+from hipify_py.util.lazyre import compiled, lazy
 
 TABLE_NAME = "location-calls.yaml"
 OPERATIONS = frozenset({"rename", "to-device"})

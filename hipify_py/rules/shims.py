@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled
-from hipify_py.mappings import compare_versions
-from hipify_py.parser import Node
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data.mappings import compare_versions
+from hipify_py.data.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import compiled
 
 # Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target".
 SETTLED_RULES = frozenset({"HIP101", "HIP103"})
@@ -116,7 +116,7 @@ def _position(ctx: Context, offset: int) -> int:
 def _below_top_comments(ctx: Context, at: int) -> int:
     """Not above the top of the include block when only comments lie between: a file with no include
     gets the runtime header there (after its licence comment), and the shim needs its types."""
-    from hipify_py.translate import include_position  # why lazy: translate imports the rules
+    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
 
     top = include_position(ctx)
     if at < top and all(c.type == "comment" for c in ctx.root.children if at <= c.start_byte < top):

@@ -27,13 +27,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import derived
-from hipify_py.context import Context, Where
-from hipify_py.edits import Edit
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import mappings_dir, read_versioned
-from hipify_py.option_macros import USE
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context, Where
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node
+from hipify_py.engine.source import newline_of
+from hipify_py.project.option_macros import USE
 from hipify_py.rules import RuleResult
 from hipify_py.rules.vector_ops_data import (
     AMBIGUOUS_STEP,
@@ -44,7 +44,7 @@ from hipify_py.rules.vector_ops_data import (
     SCALAR_SPELLINGS,
     VECTOR_TYPES,
 )
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import lazy
 
 _OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)

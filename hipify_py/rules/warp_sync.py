@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from hipify_py import callargs
-from hipify_py.adaptations import Adaptation, rows_for
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import COPY_MARK, Edit
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.analysis import callargs
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data.adaptations import Adaptation, rows_for
+from hipify_py.engine.edits import COPY_MARK, Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
+from hipify_py.util.lazyre import compiled, lazy
 
 FULL_MASK_64 = b"0xffffffffffffffffULL"
 _CAST_64 = b"static_cast<unsigned long long>("
@@ -234,7 +234,7 @@ def _widen_count(ctx: Context, result: RuleResult, row: Adaptation, call: callar
 
 def _enable_edits(ctx: Context, row: Adaptation) -> list[Edit]:
     """`#define HIP_ENABLE_WARP_SYNC_BUILTINS` before the first include (HIP headers read it)."""
-    from hipify_py.translate import include_position  # why lazy: translate imports the rules
+    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
 
     assert row.enable is not None
     nl = newline_of(ctx.source)

@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hipify_py.diagnostics import Diagnostic, Severity
-from hipify_py.source import LineIndex
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.source import LineIndex
 from hipify_py.verify.clang_output import CompilerError, Location
 from hipify_py.verify.linemap import Layers, OffsetMap, offset_of, original_text
 from hipify_py.verify.stage import Unit, VerifyResult
@@ -153,7 +153,7 @@ def _make(
     )
     if predicted:
         message += f" [predicted by {', '.join(predicted)}]"
-    from hipify_py.diagnostics import RULES
+    from hipify_py.engine.diagnostics import RULES
 
     d = Diagnostic(
         rule,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hipify_py.lazyre import lazy
+from hipify_py.util.lazyre import lazy
 
 _LOCATED = lazy(
     r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|warning|note|remark): "

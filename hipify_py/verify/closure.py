@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from hipify_py.lazyre import lazy
+from hipify_py.util.lazyre import lazy
 
 _DIRECTIVE = lazy(rb"^[ \t]*#[ \t]*include(_next)?\b[ \t]*([^\n]*)", re.MULTILINE)
 _NAMED = lazy(rb'"([^"\n]+)"|<([^>\n]+)>')

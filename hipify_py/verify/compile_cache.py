@@ -15,8 +15,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hipify_py.cache import content_hash, text_hash
-from hipify_py.fileio import atomic_write
+from hipify_py.run.cache import content_hash, text_hash
+from hipify_py.util.fileio import atomic_write
 
 FORMAT = 1
 TREE = "\0TREE\0"  # placeholder for the compiled tree's root in keys, stderr and dependency paths

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 
-from hipify_py.edits import Edit, applied_edits
+from hipify_py.engine.edits import Edit, applied_edits
 
 # (original start, original bytes replaced, length of the new text), sorted by original start
 Move = tuple[int, bytes, int]

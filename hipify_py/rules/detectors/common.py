@@ -9,11 +9,11 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
-from hipify_py.context import Context, Where
-from hipify_py.lazyre import lazy
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context, Where
+from hipify_py.analysis.pp_branches import Branches
+from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
-from hipify_py.rules.pp_branches import Branches
+from hipify_py.util.lazyre import lazy
 
 
 class DeviceSpans:

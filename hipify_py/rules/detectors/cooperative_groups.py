@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import ABSENT_CG_FEATURES
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import ABSENT_CG_FEATURES
 from hipify_py.rules.detectors.common import Scan, match_text, word_start
+from hipify_py.util.lazyre import compiled, lazy
 
 _CG_ALIAS = lazy(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
 _THIS_GRID = lazy(rb"this_grid\s*\(\s*\)")

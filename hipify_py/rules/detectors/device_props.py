@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import HIP_DEVICE_PROP_FIELDS, PROP_RENAMES
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import HIP_DEVICE_PROP_FIELDS, PROP_RENAMES
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.util.lazyre import lazy
 
 _PROP_VAR = lazy(rb"cudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
 

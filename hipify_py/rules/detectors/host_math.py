@@ -15,13 +15,13 @@ import functools
 import re
 from pathlib import Path
 
-from hipify_py import derived
-from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import mappings_dir, read_versioned
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.util.lazyre import compiled, lazy
 
 PREFIX = "hip-device-only-math-"
 # an ALL-CAPS word in a function's head may be a macro for __device__ (`#define DEV __device__`)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import PTX_ONLY_INTRINSICS
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import PTX_ONLY_INTRINSICS
 from hipify_py.rules.detectors.common import Scan, match_text
+from hipify_py.util.lazyre import lazy
 
 _ASM = lazy(rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(")
 _PTX_INTRINSIC = lazy(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(?=\s*\()")

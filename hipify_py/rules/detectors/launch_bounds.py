@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.analysis.context import Context
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, split_args
+from hipify_py.util.lazyre import lazy
 
 _LAUNCH_BOUNDS = lazy(rb"__launch_bounds__\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 

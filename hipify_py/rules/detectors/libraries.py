@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import Entry
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
+from hipify_py.data.mappings import Entry
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
 from hipify_py.rules.detectors.common import Scan, declared_here, match_text
 from hipify_py.rules.identifiers import NOT_A_RENAME
+from hipify_py.util.lazyre import lazy
 
 LIBRARY_USE = lazy(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
 _LIBRARY_HEADER = lazy(rb"#\s*include\s*[<\"]([^>\"]+)[>\"]")

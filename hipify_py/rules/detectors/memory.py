@@ -7,11 +7,10 @@ from __future__ import annotations
 import ast
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import TYPE_SIZES
+from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import TYPE_SIZES
 from hipify_py.rules.detectors.common import (
     Scan,
     call_arguments,
@@ -20,6 +19,7 @@ from hipify_py.rules.detectors.common import (
     report,
     split_args,
 )
+from hipify_py.util.lazyre import lazy
 
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
 

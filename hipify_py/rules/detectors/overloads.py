@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hipify_py import callargs
-from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import compare_versions
+from hipify_py.analysis import callargs
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import OVERLOAD_GAPS
+from hipify_py.data.mappings import compare_versions
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import OVERLOAD_GAPS
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.util.lazyre import compiled, lazy
 
 _CAST = lazy(
     rb"\(\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*\)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hipify_py.context import Context
+from hipify_py.analysis.context import Context
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.cooperative_groups import cooperative_groups

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.analysis.context import Context
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, match_text
+from hipify_py.util.lazyre import lazy
 
 _TEX_REF = lazy(rb"\b(texture|surface)\s*<")
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import compiled, lazy
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
+from hipify_py.data.tables import Tables
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
 from hipify_py.rules.detectors.common import NOT_A_TYPE, Scan, declares, match_text, report
 from hipify_py.rules.detectors.libraries import LIBRARY_USE
 from hipify_py.rules.detectors.versions import VERSION_MACRO
-from hipify_py.tables import Tables
+from hipify_py.util.lazyre import compiled, lazy
 
 _CUDA_LOOKING = lazy(
     rb"\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"

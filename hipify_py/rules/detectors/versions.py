@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
+from hipify_py.analysis.context import Context
+from hipify_py.data.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.rules.detectors.common import Scan, logical_line, match_text, word_start
+from hipify_py.util.lazyre import lazy
 
 VERSION_MACRO = lazy(
     rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|__CUDACC_VER_BUILD__|"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.context import Context, Where
-from hipify_py.diagnostics import Severity
-from hipify_py.lazyre import lazy
-from hipify_py.mappings import compare_versions
+from hipify_py.analysis.context import Context, Where
+from hipify_py.data.detector_data import SYNC_WARP_INTRINSICS
+from hipify_py.data.mappings import compare_versions
+from hipify_py.engine.diagnostics import Severity
 from hipify_py.rules import RuleResult
-from hipify_py.rules.detector_data import SYNC_WARP_INTRINSICS
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
+from hipify_py.util.lazyre import lazy
 
 _WARP_ARITH = lazy(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
 # Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.

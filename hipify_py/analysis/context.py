@@ -1,0 +1,346 @@
+"""Per-file analysis context shared by all rules: the tree, token classification, regions.
+
+Built once per translate() call; rules only read from it. Caches here live and die with the call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from hipify_py.data.tables import Tables, identifiers_of
+from hipify_py.engine import lexer
+from hipify_py.engine.diagnostics import Diagnostic, rule_info
+from hipify_py.engine.options import Options
+from hipify_py.engine.parser import Node, Tree, ancestors, parse
+from hipify_py.engine.source import LineIndex
+from hipify_py.util.lazyre import lazy
+
+if TYPE_CHECKING:
+    from hipify_py.analysis.pp_branches import Branches
+
+# Leaf types whose bytes are never code.
+_COMMENT = frozenset({"comment"})
+_STRING = frozenset(
+    {
+        "string_literal",
+        "string_content",
+        "char_literal",
+        "raw_string_literal",
+        "raw_string_content",
+        "raw_string_delimiter",
+        "system_lib_string",
+        "escape_sequence",
+        "concatenated_string",
+        "character",
+    }
+)
+# Nodes whose text the tree does not structure: classify with the lexer.
+_OPAQUE = frozenset({"preproc_arg", "ERROR"})
+
+# Macros whose definedness marks code already written for HIP/ROCm.
+_HIP_GUARD = lazy(
+    rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
+    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
+)
+_OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
+_NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
+# `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
+_SCOPE_BEFORE = lazy(rb"(?<![\w$])([A-Za-z_]\w*)\s*::\s*\Z")
+_OFF_ON = lazy(rb"hipify-py:\s*(off|on)\b")
+_IGNORE = lazy(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
+
+
+class Where:
+    """Classification of a token position."""
+
+    CODE = "code"  # an ordinary identifier/expression position
+    MACRO = "macro"  # code inside a macro body or an error region (lexically known)
+    MEMBER = "member"  # obj.name / obj->name / a field declaration
+    SCOPED = "scoped"  # ns::name with a user namespace
+    COMMENT = "comment"
+    STRING = "string"
+
+
+REWRITABLE = frozenset({Where.CODE, Where.MACRO})
+
+
+@dataclass
+class Context:
+    source: bytes
+    tables: Tables
+    options: Options
+    _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
+
+    @cached_property
+    def tree(self) -> Tree:
+        """Parsed on first use: a file in which no rule finds anything to look at is never parsed
+        (most of a project's host-only files), so the cost follows the CUDA tokens, not the size."""
+        return parse(self.source)
+
+    @cached_property
+    def identifiers(self) -> frozenset[bytes]:
+        """The file's distinct identifier-like tokens (tables.identifiers_of), found once for all rules:
+        a rule whose names are absent skips its scan (`names.isdisjoint(ctx.identifiers)`)."""
+        return identifiers_of(self.source)
+
+    @cached_property
+    def identifier_text(self) -> bytes:
+        """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
+        ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
+        return b"\n".join(self.identifiers)
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.source)
+
+    @cached_property
+    def branches(self) -> Branches:
+        """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
+        from hipify_py.analysis.pp_branches import dead_branches  # why lazy: rules import this module
+
+        # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
+        # unless this file defines them itself
+        unmapped = self.tables.unmapped_guards & self.identifiers
+        if unmapped:
+            own = set(re.findall(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", self.source, re.MULTILINE))
+            return dead_branches(self.source, frozenset(unmapped) - own)
+        return dead_branches(self.source)
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    @property
+    def target(self) -> str:
+        """The target HIP version the version-driven rules adapt to ("" when nothing says one)."""
+        return self.options.hip_version or self.tables.mappings.latest_hip_version
+
+    # -- classification -------------------------------------------------------------------
+    def classify(self, start: int, end: int) -> str:
+        """Where a token [start, end) stands: code, macro body, member, comment, string..."""
+        node = self.root.descendant_for_byte_range(start, end)
+        if node is None:
+            return Where.CODE
+        kind = node.type
+        if kind in _COMMENT:
+            return Where.COMMENT
+        if kind in _STRING:
+            return Where.STRING
+        opaque = self._opaque_ancestor(node)
+        if opaque is not None or node.start_byte != start or node.end_byte != end:
+            return self._classify_lexically(opaque or node, start)
+        parent = node.parent
+        if kind == "field_identifier":
+            return Where.CODE if self._type_not_member(node, parent) else Where.MEMBER
+        if _OPERATOR_BEFORE.search(self.source, max(0, start - 16), start):
+            return Where.CODE  # `&Ptr::operator CUdeviceptr`: the conversion's type, not a member
+        if parent is not None and parent.type == "qualified_identifier":
+            scope = parent.child_by_field_name("scope")
+            if scope is not None and scope.end_byte <= start and scope.type != "::":
+                scope_name = self.source[scope.start_byte : scope.end_byte]
+                # a CUDA enum as scope (`cudaStreamCaptureStatus::cudaStreamCaptureStatusActive`) is CUDA too
+                if scope_name not in self.tables.cuda_namespaces and scope_name not in self.tables.names:
+                    return Where.SCOPED
+        if parent is not None and self._declared_name(node, parent) and self._in_user_namespace(parent):
+            return Where.SCOPED  # a user function/enumerator declared in its own namespace, e.g. a mock
+        return Where.CODE
+
+    def _type_not_member(self, node: Node, parent: Node | None) -> bool:
+        """A field_identifier that is really a type the parser misread.
+
+        `MACRO cudaError_t f();` in a class parses as field `cudaError_t` of type MACRO (a name follows it,
+        which never happens after a field name); `S() : CUDA_MEMCPY3D() {}` initialises a base class.
+        """
+        if parent is None:
+            return False
+        if parent.type == "field_declaration":
+            return bool(_NAME_NEXT.match(self.source, node.end_byte))
+        if parent.type != "field_initializer":
+            return False
+        name = self.source[node.start_byte : node.end_byte]
+        for owner in ancestors(node):
+            if owner.type in ("struct_specifier", "class_specifier"):
+                bases = next((c for c in owner.children if c.type == "base_class_clause"), None)
+                text = b"" if bases is None else self.source[bases.start_byte : bases.end_byte]
+                return bool(re.search(rb"\b" + re.escape(name) + rb"\b", text))
+        return False
+
+    @staticmethod
+    def _declared_name(node: Node, parent: Node) -> bool:
+        """The name a function declarator or an enumerator declares (not an enumerator's value)."""
+        if parent.type == "function_declarator":
+            return True
+        return parent.type == "enumerator" and parent.child_by_field_name("name") == node
+
+    @staticmethod
+    def _in_user_namespace(node: Node) -> bool:
+        cur = node.parent
+        while cur is not None:
+            if cur.type == "namespace_definition":
+                return True
+            cur = cur.parent
+        return False
+
+    def _opaque_ancestor(self, node: Node) -> Node | None:
+        cur: Node | None = node
+        while cur is not None:
+            if cur.type in _OPAQUE:
+                return cur
+            if cur.type in ("translation_unit", "compound_statement", "function_definition"):
+                return None
+            cur = cur.parent
+        return None
+
+    def _classify_lexically(self, region: Node, start: int) -> str:
+        skipped, members = self._lex_region(region)
+        i = bisect.bisect_right(skipped, (start, 1 << 62)) - 1
+        if i >= 0 and skipped[i][0] <= start < skipped[i][1]:
+            text = self.source[skipped[i][0] : skipped[i][0] + 2]
+            return Where.COMMENT if text in (b"//", b"/*") else Where.STRING
+        if start in members:
+            return Where.MEMBER
+        scope = _SCOPE_BEFORE.search(self.source, max(region.start_byte, start - 64), start)
+        if scope is not None and self._user_scope(scope.group(1)):
+            return Where.SCOPED  # `sycl::mul24(a, b)` in a #define is SYCL's, not CUDA's mul24
+        return Where.MACRO
+
+    def _user_scope(self, name: bytes) -> bool:
+        """A namespace or class that is not CUDA's (`cub::`, `cooperative_groups::`, a CUDA enum)."""
+        return name not in self.tables.cuda_namespaces and name not in self.tables.names
+
+    def _lex_region(self, region: Node) -> tuple[list[tuple[int, int]], set[int]]:
+        key = region.start_byte
+        cached = self._opaque_cache.get(key)
+        if cached is None:
+            text = self.source[region.start_byte : region.end_byte]
+            cached = lexer.scan(text, region.start_byte)
+            self._opaque_cache[key] = cached
+        return cached
+
+    def code_matches(self, pattern: re.Pattern[bytes]) -> Iterator[tuple[re.Match[bytes], str]]:
+        """Matches of `pattern` that stand in code (not comments/strings/protected regions)."""
+        for m in pattern.finditer(self.source):
+            if self.is_protected(m.start()):
+                continue
+            where = self.classify(m.start(), m.end())
+            if where in (Where.COMMENT, Where.STRING):
+                continue
+            yield m, where
+
+    # -- regions that must not be rewritten -----------------------------------------------
+    @cached_property
+    def protected(self) -> list[tuple[int, int]]:
+        """Sorted, merged ranges left alone: HIP-platform branches and hipify-py: off/on regions."""
+        spans = list(self._hip_branches()) + list(self._off_regions())
+        spans.sort()
+        merged: list[tuple[int, int]] = []
+        for s, e in spans:
+            if merged and s <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+            else:
+                merged.append((s, e))
+        return merged
+
+    def is_protected(self, offset: int) -> bool:
+        spans = self.protected
+        if not spans:
+            return False
+        i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
+        return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+    def _off_regions(self) -> Iterator[tuple[int, int]]:
+        start: int | None = None
+        for m in _OFF_ON.finditer(self.source):
+            if self.classify(m.start(), m.end()) != Where.COMMENT:
+                continue
+            if m.group(1) == b"off" and start is None:
+                start = m.start()
+            elif m.group(1) == b"on" and start is not None:
+                yield start, m.end()
+                start = None
+        if start is not None:
+            yield start, len(self.source)
+
+    def _hip_branches(self) -> Iterator[tuple[int, int]]:
+        if b"HIP" not in self.source and b"ROCM" not in self.source:
+            return  # every guard macro contains one of these: spare most files a whole-file scan
+        seen: set[int] = set()
+        for m in _HIP_GUARD.finditer(self.source):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            cond = node
+            while cond is not None and cond.type not in ("preproc_ifdef", "preproc_if", "preproc_elif"):
+                cond = cond.parent
+            if cond is None or cond.start_byte in seen:
+                continue
+            seen.add(cond.start_byte)
+            span = self._guarded_span(cond, m.start())
+            if span is not None:
+                yield span
+
+    def _guarded_span(self, cond: Node, name_at: int) -> tuple[int, int] | None:
+        """The branch of `cond` that is compiled when the HIP macro is defined."""
+        header_end = self._condition_end(cond)
+        if header_end is None or name_at >= header_end:
+            return None
+        alternative = cond.child_by_field_name("alternative")
+        body_end = alternative.start_byte if alternative is not None else cond.end_byte
+        head = self.source[cond.start_byte : header_end]
+        negated = head.lstrip().startswith(b"#ifndef") or re.search(rb"!\s*(?:defined\b|\w)", head)
+        if negated:
+            if alternative is None or alternative.type != "preproc_else":
+                return None
+            return alternative.start_byte, alternative.end_byte
+        return header_end, body_end
+
+    def _condition_end(self, cond: Node) -> int | None:
+        for name in ("name", "condition"):
+            child = cond.child_by_field_name(name)
+            if child is not None:
+                return child.end_byte
+        return None
+
+    # -- diagnostics ----------------------------------------------------------------------
+    def diag(
+        self, rule_id: str, start: int, end: int, message: str | None = None, hint: str | None = None
+    ) -> Diagnostic:
+        info = rule_info(rule_id)
+        line, col = self.lines.line_col(start)
+        return Diagnostic(
+            rule=rule_id,
+            severity=info.severity,
+            start=start,
+            end=end,
+            line=line,
+            col=col,
+            message=message or info.title,
+            hint=info.hint if hint is None else hint,
+            source_line=self.lines.line_text(line),
+        )
+
+    @cached_property
+    def suppressions(self) -> dict[int, frozenset[str] | None]:
+        """line -> rule ids silenced on it (None: all), from `// hipify-py: ignore[...]` comments."""
+        result: dict[int, frozenset[str] | None] = {}
+        for m in _IGNORE.finditer(self.source):
+            if self.classify(m.start(), m.end()) != Where.COMMENT:
+                continue
+            ids = None if m.group(1) is None else frozenset(re.findall(r"[A-Z]+\d+", m.group(1).decode()))
+            line, _ = self.lines.line_col(m.start())
+            # The comment covers its own line and the next one (a comment on the line above).
+            for target in (line, line + 1):
+                prev = result.get(target, frozenset())
+                result[target] = None if ids is None or prev is None else prev | ids
+        return result
+
+    def suppressed(self, diagnostic: Diagnostic) -> bool:
+        if diagnostic.rule in self.options.ignore_rules:
+            return True
+        if diagnostic.line not in self.suppressions:
+            return False
+        ids = self.suppressions[diagnostic.line]
+        return ids is None or diagnostic.rule in ids

@@ -1,0 +1,1 @@
+"""Top layer, the command line: click commands, thin (docs/architecture.md)."""

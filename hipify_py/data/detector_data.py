@@ -1,0 +1,232 @@
+"""Facts the pitfall detectors consult (kept apart from the detector logic).
+
+Sources: the HIP 5.2 headers (hip_runtime_api.h hipDeviceProp_t, amd_hip_cooperative_groups.h),
+the CUDA 12 programming guide for the CUDA side.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from hipify_py.util.lazyre import lazy
+
+# hipDeviceProp_t fields in HIP 5.2 (hip/hip_runtime_api.h).
+HIP_DEVICE_PROP_FIELDS = frozenset(
+    b"""
+    name totalGlobalMem sharedMemPerBlock regsPerBlock warpSize maxThreadsPerBlock maxThreadsDim
+    maxGridSize clockRate memoryClockRate memoryBusWidth totalConstMem major minor multiProcessorCount
+    l2CacheSize maxThreadsPerMultiProcessor computeMode clockInstructionRate arch concurrentKernels
+    pciDomainID pciBusID pciDeviceID maxSharedMemoryPerMultiProcessor isMultiGpuBoard canMapHostMemory
+    gcnArch gcnArchName integrated cooperativeLaunch cooperativeMultiDeviceLaunch maxTexture1DLinear
+    maxTexture1D maxTexture2D maxTexture3D memPitch textureAlignment texturePitchAlignment
+    kernelExecTimeoutEnabled ECCEnabled tccDriver cooperativeMultiDeviceUnmatchedFunc
+    cooperativeMultiDeviceUnmatchedGridDim cooperativeMultiDeviceUnmatchedBlockDim
+    cooperativeMultiDeviceUnmatchedSharedMem isLargeBar asicRevision managedMemory
+    directManagedMemAccessFromHost concurrentManagedAccess pageableMemoryAccess
+    pageableMemoryAccessUsesHostPageTables
+    """.split()
+)
+
+# cudaDeviceProp fields whose HIP 5.2 counterpart has another name.
+PROP_RENAMES = {
+    b"sharedMemPerMultiprocessor": b"maxSharedMemoryPerMultiProcessor",
+    b"regsPerMultiprocessor": b"regsPerBlock",
+}
+
+# Names exported by CUDA's cooperative_groups that HIP 5.2's implementation lacks.
+ABSENT_CG_FEATURES = frozenset(
+    b"""
+    reduce inclusive_scan exclusive_scan memcpy_async wait wait_prior plus less greater bit_and
+    bit_or bit_xor labeled_partition binary_partition invoke_one invoke_one_broadcast this_cluster
+    cluster_group block_tile_memory sync_grids
+    """.split()
+)
+
+# Warp intrinsics with an explicit mask: HIP added them in 6.2.
+SYNC_WARP_INTRINSICS = (
+    b"__shfl_sync",
+    b"__shfl_up_sync",
+    b"__shfl_down_sync",
+    b"__shfl_xor_sync",
+    b"__ballot_sync",
+    b"__any_sync",
+    b"__all_sync",
+    b"__uni_sync",
+    b"__activemask",
+    b"__syncwarp",
+    b"__match_any_sync",
+    b"__match_all_sync",
+    b"__reduce_add_sync",
+    b"__reduce_min_sync",
+    b"__reduce_max_sync",
+    b"__reduce_and_sync",
+    b"__reduce_or_sync",
+    b"__reduce_xor_sync",
+)
+
+# Device intrinsics that exist only as PTX instructions.
+PTX_ONLY_INTRINSICS = (
+    b"__nanosleep",
+    b"__prof_trigger",
+    b"__pm0",
+    b"__pm1",
+    b"__pm2",
+    b"__pm3",
+    b"__isCluster\\w*",
+    b"__cluster_\\w+",
+    b"__stwb",
+    b"__stcg",
+    b"__stcs",
+    b"__stwt",
+)
+
+# (identifier prefix regex, library, what to do). The library's first word, lower-cased, is how
+# its header path starts (so a header diagnostic from the include rule is not repeated).
+LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
+    (
+        rb"nvtx(?:Range|Mark|Name|Domain|Event)",
+        "NVTX",
+        "use roctx from roctracer: roctxRangePush/Pop, roctxMark",
+    ),
+    (rb"nvml[A-Z]", "NVML", "use ROCm SMI (rsmi_*) or amdsmi"),
+    (rb"npp[isc]?[A-Z]", "NPP", "no HIP port; rewrite with rocPRIM/MIOpen or custom kernels"),
+    (rb"nvjpeg[A-Z]", "nvJPEG", "rocJPEG exists only in ROCm >= 6.2"),
+    (rb"cuFile[A-Z]", "cuFile", "GPUDirect Storage has no HIP counterpart; use host I/O"),
+    (rb"cutensor[A-Z]", "cuTENSOR", "hipTensor covers a subset (ROCm >= 5.7)"),
+    (rb"cudnn[A-Z]", "cuDNN", "MIOpen is a port, not a rename: different descriptors and algorithm search"),
+)
+
+# Header path fragments (CUDA header and its HIP/ROCm target) whose include already got a HIP110/HIP101
+# from the include rule, so the first call is not reported again (also on already-converted code).
+LIBRARY_HEADERS: dict[str, tuple[bytes, ...]] = {
+    "NVTX": (b"nvtx", b"nvtoolsext", b"roctx"),
+    "NVML": (b"nvml", b"rocm_smi"),
+    "NPP": (b"npp",),
+    "nvJPEG": (b"nvjpeg",),
+    "cuFile": (b"cufile",),
+    "cuTENSOR": (b"cutensor", b"hiptensor"),
+    "cuDNN": (b"cudnn", b"miopen"),
+}
+
+# Byte sizes of basic element types, for __shared__ arrays and sizeof() in size expressions.
+TYPE_SIZES = {
+    b"char": 1,
+    b"unsigned char": 1,
+    b"signed char": 1,
+    b"int8_t": 1,
+    b"uint8_t": 1,
+    b"bool": 1,
+    b"short": 2,
+    b"unsigned short": 2,
+    b"int16_t": 2,
+    b"uint16_t": 2,
+    b"half": 2,
+    b"__half": 2,
+    b"__nv_bfloat16": 2,
+    b"int": 4,
+    b"unsigned": 4,
+    b"unsigned int": 4,
+    b"int32_t": 4,
+    b"uint32_t": 4,
+    b"float": 4,
+    b"long": 8,
+    b"unsigned long": 8,
+    b"long long": 8,
+    b"int64_t": 8,
+    b"uint64_t": 8,
+    b"size_t": 8,
+    b"double": 8,
+    b"float2": 8,
+    b"int2": 8,
+    b"float4": 16,
+    b"int4": 16,
+    b"double2": 16,
+}
+
+# Names users give their own error-check helpers (cudaCheck, CUDA_CHECK, CUFFT_CHECK, CUDA_KERNEL_ASSERT,
+# CUDA_RT_CALL); not unknown CUDA APIs. CUDA itself has no such names outside the tables.
+USER_HELPER_NAME = lazy(
+    rb"^(?:cuda|CUDA_?)(?:Check|CHECK|SafeCall|SAFE_CALL|Assert|ASSERT|Try|TRY|Call|CALL|Err|ERR|"
+    rb"Error(?:Check)?|ERROR(?:_CHECK)?|Ok|OK)\w*$"
+    rb"|^(?:CUDA|CU[A-Z]+)_(?:\w+_)?(?:CHECK|ASSERT|CALL|TRY|SAFE_CALL)(?:_\w+)?$"
+    rb"|^cu[a-z]+(?:Check|Assert|SafeCall)\w*$"
+)
+
+# Version macros of the CUDA libraries (cublas_api.h, cudnn_version.h, ...): undefined under hipcc like
+# CUDA_VERSION, so `#if CUBLAS_VERSION >= 11600` changes silently on ROCm (HIP301, not HIP102).
+LIBRARY_VERSION_MACROS = (
+    rb"CUBLAS_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|CUDNN_(?:VERSION|MAJOR|MINOR|PATCHLEVEL)|"
+    rb"CUFFT_VER(?:SION|_MAJOR|_MINOR|_PATCH)|CURAND_VER(?:SION|_MAJOR|_MINOR|_PATCH)|"
+    rb"CUSPARSE_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|CUSOLVER_VER(?:SION|_MAJOR|_MINOR|_PATCH|_BUILD)|"
+    rb"CUTENSOR_(?:VERSION|MAJOR|MINOR|PATCH)|NVRTC_VERSION"
+)
+
+# Project macros that are defined only for NVIDIA device passes, never under hipcc: CUTLASS/CuTe derive
+# their *_ARCH_*_ENABLED / *_SUPPORTED macros from __CUDA_ARCH__ and __CUDACC_VER_MAJOR__ (cutlass/arch/
+# config.h), so `#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)` blocks (inline PTX) are never compiled on ROCm.
+NVIDIA_ONLY_PROJECT_MACROS = rb"(?:CUTE|CUTLASS)_ARCH_\w+_(?:ENABLED|SUPPORTED)"
+
+# Compiler tests of CUDA's own headers (CCCL) that are false under hipcc: `_CCCL_CUDA_COMPILER(NVHPC)`.
+NVIDIA_COMPILER_TESTS = rb"_CCCL_(?:CUDA_)?COMPILER\s*\(\s*(?:NVHPC|NVCC|NVRTC)\b[^()]*\)"
+
+# Families (name prefixes) of real CUDA constants newer than the mapping tables: an unknown
+# SCREAMING_CASE name is reported as HIP102 only when its family is one the tables know (CU_TENSOR_MAP_*)
+# or one of these; `CUDA_NUM_THREADS`, `CUDA_PTX_FP8_CVT_ENABLED` are project macros.
+EXTRA_CUDA_FAMILIES = frozenset(
+    (b"CU_MEMCPY_", b"CUDA_API_", b"CU_LAUNCH_", b"CU_GREEN_", b"CU_DEV_SM_", b"CUDA_GRAPH_")
+)
+
+# A condition that mentions one of these already has a HIP/ROCm branch (same list as the protected
+# regions in context.py).
+HIP_PLATFORM_MACRO = lazy(
+    rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
+    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*)\b"
+)
+
+# Overloads HIP lacks for an argument type (HIP215). `through`: the newest HIP release checked to lack
+# it (hipcc 5.2 of Debian 12: `no matching function`/`ambiguous`); newer targets get no finding until a
+# release is checked. `arg`: the argument whose type decides; `pointer`: the argument points to the type.
+HALF_TYPES = frozenset(
+    (
+        b"__half",
+        b"half",
+        b"__half2",
+        b"half2",
+        b"__nv_bfloat16",
+        b"nv_bfloat16",
+        b"__nv_bfloat162",
+        b"nv_bfloat162",
+        b"__hip_bfloat16",
+        b"__hip_bfloat162",
+    )
+)
+
+
+class OverloadGap(NamedTuple):
+    functions: tuple[bytes, ...]
+    arg: int
+    pointer: bool
+    types: frozenset[bytes]
+    through: str
+    what: str
+
+
+_SHUFFLE_GAP = (
+    "HIP's warp shuffles take 32/64-bit integers and floats, not 16-bit floating-point types: shuffle the "
+    "bits as an int (memcpy/union) or the value as a float"
+)
+_SHUFFLES = (b"__shfl", b"__shfl_up", b"__shfl_down", b"__shfl_xor")
+OVERLOAD_GAPS = (
+    OverloadGap(_SHUFFLES, 0, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
+    # the _sync forms (mask first) where the target keeps them (HIP 6.2+) or the adaptation has not run
+    OverloadGap(tuple(n + b"_sync" for n in _SHUFFLES), 1, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
+    OverloadGap(
+        (b"atomicAdd",),
+        0,
+        True,
+        HALF_TYPES,
+        "7.2",  # atomicAdd(__half*)/atomicAdd(__half2*) do not compile with 5.2, 6.4 or 7.2 (checked)
+        "HIP's atomicAdd takes int, unsigned, unsigned long long, float and double pointers, not 16-bit "
+        "floating-point ones: use atomicCAS on the 32-bit word, or accumulate in float",
+    ),
+)

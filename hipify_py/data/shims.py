@@ -1,0 +1,191 @@
+"""Shims: mappings/shims.yaml, loaded once, queried by target version.
+
+A shim is the small definition hipify-py writes into a file for a name the target HIP lacks but that
+has an exact equivalent (hipsparseGetErrorString before ROCm 6.0, CUDA's SIMD video intrinsics on
+every HIP). Rules ask `shims_for(target)`; `definition(shim, ...)` renders the text to insert.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from string import Template
+from typing import NamedTuple
+
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versioned import holds_for, one_per_name, read_table
+
+TABLE_NAME = "shims.yaml"
+GUARD_PREFIX = "HIPIFY_PY_SHIM_"
+
+
+class TableError(ValueError):
+    """A malformed row in the shim table (a bug in the shipped data: tests load it)."""
+
+
+class Cases(NamedTuple):
+    """One `case` line per enumerator the tables map from `cuda`* to `hip`* (existing at the target)."""
+
+    cuda: str
+    hip: str
+
+
+class Shim(NamedTuple):
+    name: str  # the HIP name the translated code calls
+    code: str  # the definition (may hold ${cases})
+    source: str  # where the fact comes from
+    since: str | None = None
+    until: str | None = None
+    guard: str | None = None  # preprocessor condition: the library release still lacks the name
+    cases: Cases | None = None
+
+    def holds_for(self, target: str) -> bool:
+        return holds_for(self.since, self.until, target)
+
+    @property
+    def lacks(self) -> str:
+        """Why the target lacks the name, for comments and findings."""
+        if self.until:
+            return f"added in HIP {self.until}"
+        return "in no HIP release" if not self.since else f"removed in HIP {self.since}"
+
+    @property
+    def macro(self) -> str:
+        return GUARD_PREFIX + self.name
+
+
+_SIMD_BINARY = Template(
+    "static __host__ __device__ inline unsigned int ${name}(unsigned int a, unsigned int b) {\n"
+    "  unsigned int r = 0;\n"
+    "  for (int i = 0; i < 32; i += ${bits}) {\n"
+    "    const int x = (${lane})(a >> i), y = (${lane})(b >> i);\n"
+    "    ${combine}\n"
+    "  }\n"
+    "  return r;\n"
+    "}\n"
+)
+_SIMD_UNARY = Template(
+    "static __host__ __device__ inline unsigned int ${name}(unsigned int a) {\n"
+    "  unsigned int r = 0;\n"
+    "  for (int i = 0; i < 32; i += ${bits}) {\n"
+    "    const int x = (${lane})(a >> i);\n"
+    "    ${combine}\n"
+    "  }\n"
+    "  return r;\n"
+    "}\n"
+)
+_LANES = {  # lanes -> (bits, signed type, unsigned type, signed min, signed max, unsigned max)
+    2: (16, "short", "unsigned short", -32768, 32767, 65535),
+    4: (8, "signed char", "unsigned char", -128, 127, 255),
+}
+
+
+def simd_code(
+    name: str, lanes: int, signed: bool, expr: str, unary: bool = False, total: bool = False
+) -> str:
+    """A SIMD intrinsic as a loop over its lanes (clang unrolls it); `expr` is one lane's result."""
+    bits, s_type, u_type, s_min, s_max, u_max = _LANES[lanes]
+    lo, hi = (s_min, s_max) if signed else (0, u_max)
+    lane_expr = Template(expr).substitute(min=f"({lo})", max=f"({hi})")
+    mask = f"0x{(1 << bits) - 1:x}u"
+    combine = (
+        f"r += (unsigned int)({lane_expr});"
+        if total
+        else f"r |= ((unsigned int)({lane_expr}) & {mask}) << i;"
+    )
+    template = _SIMD_UNARY if unary else _SIMD_BINARY
+    return template.substitute(name=name, bits=bits, lane=s_type if signed else u_type, combine=combine)
+
+
+def _text(raw: Mapping[str, object], key: str) -> str | None:
+    value = raw.get(key)
+    return None if value is None else str(value)
+
+
+def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> Shim:
+    name, code = _text(raw, "name"), _text(raw, "code")
+    if not name or not code:
+        raise TableError(f"{TABLE_NAME}: shim {index + 1} needs `name` and `code`")
+    source = _text(raw, "source") or ""
+    if source not in sources:
+        raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): unknown source {source!r}")
+    cases = raw.get("cases")
+    if ("${cases}" in code) != isinstance(cases, Mapping):
+        raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): `cases` and ${{cases}} go together")
+    return Shim(
+        name=name,
+        code=code,
+        source=sources[source],
+        since=_text(raw, "since"),
+        until=_text(raw, "until"),
+        guard=_text(raw, "guard"),
+        cases=Cases(str(cases["cuda"]), str(cases["hip"])) if isinstance(cases, Mapping) else None,
+    )
+
+
+def _simd(raw: Mapping[str, object], source: str, index: int) -> Shim:
+    name, expr, lanes = _text(raw, "name"), _text(raw, "expr"), raw.get("lanes")
+    if not name or not expr or lanes not in _LANES or not isinstance(raw.get("signed"), bool):
+        raise TableError(f"{TABLE_NAME}: simd row {index + 1} needs name, expr, lanes (2 or 4), signed")
+    assert isinstance(lanes, int)
+    code = simd_code(
+        name, lanes, bool(raw["signed"]), expr, bool(raw.get("unary", False)), bool(raw.get("sum", False))
+    )
+    return Shim(name=name, code=code, source=source, since=_text(raw, "since"), until=_text(raw, "until"))
+
+
+@functools.lru_cache(maxsize=1)
+def load_table(path: Path | None = None) -> tuple[Shim, ...]:
+    if path is None:  # the shipped table: built once per code stamp (hipify_py/data/derived.py)
+        from hipify_py.data import derived
+
+        return derived.load("shims", _build_table)
+    return _build_table(path)
+
+
+def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
+    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    rows = [_shim(raw, sources, i) for i, raw in enumerate(doc.get("shims") or ())]
+    simd_source = sources.get(str(doc.get("simd_source")), "")
+    if doc.get("simd") and not simd_source:
+        raise TableError(f"{TABLE_NAME}: `simd_source` must name one of `sources`")
+    rows += [_simd(raw, simd_source, i) for i, raw in enumerate(doc.get("simd") or ())]
+    return tuple(rows)
+
+
+@functools.lru_cache(maxsize=16)
+def shims_for(target: str) -> Mapping[str, Shim]:
+    """HIP name -> the shim a file calling it needs at `target` (at most one row per name holds)."""
+    return one_per_name(
+        load_table(), target, lambda s: s.name, Shim.holds_for, lambda m: TableError(f"{TABLE_NAME}: {m}")
+    )
+
+
+def case_lines(
+    cases: Cases, enumerators: Iterable[tuple[str, str | None]], exists: Callable[[str], bool]
+) -> str:
+    """`    case HIP_X: return "HIP_X";` for each (cuda, hip) pair under the prefixes that exists."""
+    lines = []
+    seen = set()
+    for cuda, hip in sorted(enumerators, key=lambda pair: pair[0]):
+        if hip is None or not cuda.startswith(cases.cuda) or not hip.startswith(cases.hip) or hip in seen:
+            continue
+        if exists(hip):
+            seen.add(hip)
+            lines.append(f'  case {hip}: return "{hip}";')
+    return "\n".join(lines)
+
+
+def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n") -> bytes:
+    """The text inserted into a file: a comment saying why, the guarded definition."""
+    body = Template(shim.code).substitute(cases=cases) if shim.cases is not None else shim.code
+    condition = f"!defined({shim.macro})" + (f" && ({shim.guard})" if shim.guard else "")
+    text = (
+        f"// hipify-py: {shim.name} is not in HIP {target} ({shim.lacks}); an equivalent:\n"
+        f"#if {condition}\n"
+        f"#define {shim.macro}\n"
+        f"{body.rstrip()}\n"
+        "#endif\n"
+    )
+    return text.replace("\n", newline.decode()).encode()

@@ -1,0 +1,139 @@
+"""Lookup tables compiled from the mapping data for fast per-token use.
+
+Mappings is the faithful data; Tables is what the rules consult: byte-keyed dictionaries and one
+compiled pattern that finds every candidate token in a file in a single C-level scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from typing import NamedTuple
+
+from hipify_py.data.mappings import (
+    CUDA_AT,
+    FAMILY_AT,
+    HIP_AT,
+    ROC_AT,
+    Built,
+    Entry,
+    Header,
+    Mappings,
+    make_entry,
+    pack,
+    unpack,
+)
+from hipify_py.util.lazyre import lazy
+
+
+class Tables(NamedTuple):
+    mappings: Mappings
+    names: Mapping[bytes, Entry]  # CUDA names that need attention (renamed or unsupported)
+    headers: Mapping[bytes, Header]
+    cuda_namespaces: Mapping[bytes, bytes]  # b"cub" -> b"hipcub", b"thrust" -> b"thrust" (kept)
+    candidates: CandidateFinder  # finds every token that is in `names` or a renamed namespace
+    # device intrinsics (renamed or not: __popc, __shfl_xor, atomicAdd...) that hipcc declares only in
+    # hip_runtime.h, while nvcc includes cuda_runtime.h implicitly
+    intrinsics: CandidateFinder
+    # nested namespaces: last component -> ((parent, replacement), ...): b"cuda" -> ((b"thrust", b"hip"),)
+    nested_namespaces: Mapping[bytes, tuple[tuple[bytes, bytes], ...]]
+    # headers.yaml rows `dir/*`: (CUDA folder prefix, Header) for every header under a folder
+    header_prefixes: tuple[tuple[bytes, Header], ...] = ()
+    # guard macros of CUDA headers with no HIP counterpart (mappings/guards.yaml): undefined under hipcc
+    unmapped_guards: frozenset[bytes] = frozenset()
+    # every CUDA macro guards.yaml maps: a file naming none of them has no guard to rewrite
+    guard_names: frozenset[bytes] = frozenset()
+    # each CUDA name's start up to its second `_` (CU_TENSOR_ of CU_TENSOR_MAP_...): name families
+    two_word_prefixes: frozenset[str] = frozenset()
+
+
+def _needs_attention(record: tuple) -> bool:
+    cuda, hip, roc = record[CUDA_AT], record[HIP_AT], record[ROC_AT]
+    return hip is None or hip != cuda or (roc is not None and roc != cuda)
+
+
+def _records(entries: Mapping[str, Entry]) -> dict[str, tuple[str, tuple]]:
+    """CUDA name -> (packed record, field tuple), without making Entry objects from a Built mapping."""
+    if isinstance(entries, Built):
+        return {name: (packed, unpack(packed)) for name, packed in entries.packed().items()}
+    return {name: (pack(t), t) for name, entry in entries.items() for t in [tuple(entry)]}
+
+
+_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
+
+
+def identifiers_of(source: bytes) -> frozenset[bytes]:
+    """Every distinct identifier-like token (comments and strings included), collected in C.
+
+    A superset test for whole-name patterns: each maximal run of word characters of the source contributes
+    its part from the first letter or `_` on, so a name that stands alone in the source is in the set."""
+    return frozenset(_IDENTIFIER.findall(source))
+
+
+class CandidateFinder(NamedTuple):
+    """Finds every whole-identifier occurrence of a known CUDA name in a file.
+
+    Scanning with a 10k-name (or even a few-hundred-prefix) alternation is slow in Python's regex
+    engine. Instead: collect the file's distinct identifiers in C (findall + set), intersect with the
+    known names, and scan once more only for the few names actually present.
+    """
+
+    keys: frozenset[bytes]
+
+    def finditer(
+        self, source: bytes, identifiers: AbstractSet[bytes] | None = None
+    ) -> Iterator[re.Match[bytes]]:
+        """`identifiers`: the file's distinct identifiers when the caller has them (Context.identifiers)."""
+        present = self.keys.intersection(identifiers if identifiers is not None else identifiers_of(source))
+        if not present:
+            return iter(())
+        alternation = b"|".join(re.escape(n) for n in sorted(present, key=lambda n: (-len(n), n)))
+        return re.compile(rb"(?<![\w$])(?:" + alternation + rb")(?![\w$])").finditer(source)
+
+
+def compile_tables(mappings: Mappings) -> Tables:
+    by_cuda = _records(mappings.by_cuda)
+    names = Built({cuda.encode(): p for cuda, (p, r) in by_cuda.items() if _needs_attention(r)}, make_entry)
+    # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
+    namespaces = {
+        ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip and "::" not in ns.cuda
+    }
+    nested: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    for ns in mappings.namespaces:
+        if ns.hip and "::" in ns.cuda:
+            parent, _, child = ns.cuda.rpartition("::")
+            nested.setdefault(child.encode(), []).append(
+                (parent.encode(), ns.hip.rpartition("::")[2].encode())
+            )
+    renamed = [n for n, hip in namespaces.items() if hip != n]
+    pattern = CandidateFinder(frozenset([*names, *renamed, *nested]))
+    headers = {h.cuda.encode(): h for h in mappings.headers.values() if not h.cuda.endswith("/*")}
+    prefixes = tuple((h.cuda[:-1].encode(), h) for h in mappings.headers.values() if h.cuda.endswith("/*"))
+    intrinsics = CandidateFinder(
+        frozenset(
+            cuda.encode()
+            for cuda, (_, r) in by_cuda.items()
+            if r[FAMILY_AT] == "device" and cuda.startswith(("__", "atomic"))
+        )
+    )
+    unmapped = frozenset(
+        name.encode() for name, rows in mappings.guards.items() if all(row.hip is None for row in rows)
+    )
+    return Tables(
+        mappings,
+        names,
+        headers,
+        namespaces,
+        pattern,
+        intrinsics,
+        {k: tuple(v) for k, v in nested.items()},
+        prefixes,
+        unmapped,
+        frozenset(name.encode() for name in mappings.guards),
+        frozenset(_two_word_prefix(name) for name in mappings.by_cuda if name.count("_") >= 2),
+    )
+
+
+def _two_word_prefix(name: str) -> str:
+    return name[: name.index("_", name.index("_") + 1) + 1]

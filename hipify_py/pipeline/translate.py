@@ -1,0 +1,375 @@
+"""translate(source, options) -> Result: the pure core. No file system, no globals.
+
+parse -> every rule looks at the tree and returns edits/diagnostics/counts -> apply edits once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.pp_branches import option_branches
+from hipify_py.data import derived
+from hipify_py.data.mappings import load_mappings
+from hipify_py.data.tables import Tables, compile_tables
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.edits import Edit, apply_edits
+from hipify_py.engine.options import Options
+from hipify_py.engine.parser import Node
+from hipify_py.engine.source import UTF8_BOM, newline_of
+from hipify_py.project.option_macros import file_defines, is_option, option_macros
+from hipify_py.rules import RuleFn, RuleResult
+from hipify_py.rules.brace_assign import fix_brace_assignments
+from hipify_py.rules.calls import adapt_calls
+from hipify_py.rules.collisions import check_collisions
+from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
+from hipify_py.rules.detectors import DETECTORS
+from hipify_py.rules.device_casts import cast_device_arguments
+from hipify_py.rules.dim3_construct import construct_dim3
+from hipify_py.rules.guards import rewrite_guards
+from hipify_py.rules.header_shims import insert_header_shims
+from hipify_py.rules.identifiers import rename_identifiers
+from hipify_py.rules.implicit_includes import add_implicit_includes, implicit_headers
+from hipify_py.rules.includes import rewrite_includes
+from hipify_py.rules.launch import convert_launches
+from hipify_py.rules.library_macros import define_library_macros
+from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
+from hipify_py.rules.mem_locations import adapt_location_calls
+from hipify_py.rules.shims import insert_shims
+from hipify_py.rules.vector_ops import check_vector_operators
+from hipify_py.rules.warp_sync import adapt_warp_sync
+from hipify_py.util.lazyre import lazy
+
+
+@dataclass
+class Result:
+    text: bytes
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...
+    lines: int = 0
+    edits: list[Edit] = field(default_factory=list)  # every edit applied (verify maps compiler lines back)
+    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros: the project-wide decision)
+
+    def changed_from(self, source: bytes) -> bool:
+        return self.text != source
+
+
+def translation_rules() -> tuple[RuleFn, ...]:
+    """Rules that edit code. Order matters only for insertions at one offset (kept in order)."""
+    return (
+        rewrite_includes,
+        rename_identifiers,
+        rewrite_guards,
+        convert_launches,
+        adapt_calls,
+        construct_dim3,
+        cast_device_arguments,
+        fix_brace_assignments,
+        adapt_warp_sync,
+        adapt_location_calls,
+        define_library_macros,
+        insert_shims,
+        insert_header_shims,
+        drop_register,
+        guard_device_redefinitions,
+        check_collisions,
+        check_vector_operators,
+    )
+
+
+def detector_rules() -> tuple[RuleFn, ...]:
+    """Rules that only report (portability pitfalls); see hipify_py/rules/detectors/registry.py."""
+    return DETECTORS
+
+
+@functools.lru_cache(maxsize=8)
+def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
+    """The compiled tables (their `.mappings` too); the shipped ones come from the derived cache."""
+    if not extra_mappings:  # why not with extras: the key covers the shipped tables, not a user's file
+        return derived.load("tables", _shipped_tables)
+    return compile_tables(load_mappings(extra_mappings))
+
+
+def preload_rule_tables(options: Options) -> None:
+    """Load every table a rule loads on first use, for the target: before a pool forks, so each
+    worker inherits them instead of reading (on a cold cache: building from YAML) its own copy."""
+    from hipify_py.data import adaptations, renames, shims
+    from hipify_py.rules import (
+        brace_assign,
+        calls,
+        cxx,
+        device_casts,
+        header_shims,
+        library_macros,
+        macro_order,
+        mem_locations,
+        vector_ops,
+    )
+    from hipify_py.rules.detectors import host_math
+
+    version = options.hip_version
+    for load in (
+        calls.load_call_table,
+        device_casts.load_casts,
+        brace_assign.load_facts,
+        cxx.hip_device_functions,
+        macro_order.hip_identifiers,
+        host_math.device_only_math,
+        implicit_headers,
+        vector_ops.ambiguous_forms,
+    ):
+        load(version)
+    for table in (
+        adaptations.load_table,
+        renames.load_table,
+        shims.load_table,
+        library_macros.load_table,
+        mem_locations.load_table,
+        header_shims.load_table,
+    ):
+        table()
+
+
+def _shipped_tables() -> Tables:
+    return compile_tables(load_mappings())
+
+
+def translate(source: bytes, options: Options | None = None, tables: Tables | None = None) -> Result:
+    options = options or Options()
+    tables = tables or default_tables()
+    ctx = Context(source=source, tables=tables, options=options)
+    combined = RuleResult()
+    parts = [(rule, rule(ctx)) for rule in (*translation_rules(), *detector_rules())]
+    if _already_hip(ctx, parts):
+        # why: `<<<>>>` is valid HIP too; a file with nothing CUDA left in it stays byte-identical
+        parts = [(r, RuleResult(diagnostics=p.diagnostics) if r is convert_launches else p) for r, p in parts]
+    shim_edits: list[Edit] = []
+    for rule, part in parts:
+        # why apart: a shim inserted at the top of a file with no include needs the runtime header's
+        # types (char4, hipError_t), which is inserted at the same offset: the shim must come after it
+        (shim_edits if rule is insert_shims else combined.edits).extend(part.edits)
+        combined.diagnostics.extend(part.diagnostics)
+        combined.counts.update(part.counts)
+        combined.settled.extend(part.settled)
+    combined.edits.extend(_runtime_include(ctx, RuleResult(combined.edits + shim_edits, [], combined.counts)))
+    if combined.edits or shim_edits:
+        implicit = add_implicit_includes(ctx, combined.edits + shim_edits, include_position(ctx))
+        combined.edits.extend(implicit.edits)
+        combined.diagnostics.extend(implicit.diagnostics)
+        combined.counts.update(implicit.counts)
+    combined.edits.extend(shim_edits)
+    for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
+        order = runtime_first(ctx, combined.edits)
+        combined.edits.extend(order.edits)
+        combined.diagnostics.extend(order.diagnostics)
+        combined.counts.update(order.counts)
+    _drop_settled_findings(combined)
+    _drop_api_findings_in_cuda_only_code(ctx, combined)
+    diagnostics = _with_option_macros(
+        ctx,
+        sorted((d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)),
+    )
+    edits = combined.edits
+    if options.annotate:
+        from hipify_py.engine.annotate import annotation_edits
+
+        edits = [*edits, *annotation_edits(source, diagnostics, edits)]
+    text = apply_edits(source, edits) if edits else source
+    return Result(
+        text=text,
+        diagnostics=diagnostics,
+        counts=combined.counts,
+        lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+        edits=edits,
+        defines=file_defines(source),
+    )
+
+
+def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Error findings in a branch only a build option compiles (`#ifdef PTX`) carry the option's name:
+    the run decides, once it has seen every file and build file, whether anything defines it."""
+    if b"#" not in ctx.source or not any(d.severity is Severity.ERROR for d in diagnostics):
+        return diagnostics
+    names = ctx.tables.names
+    spans = option_branches(ctx.source, lambda n: is_option(n, names.__contains__))
+    if not spans:
+        return diagnostics
+    out = []
+    for d in diagnostics:
+        needs = option_macros(spans, d.start) if d.severity is Severity.ERROR else ()
+        out.append(d._replace(requires=tuple(sorted({*d.requires, *needs}))) if needs else d)
+    return out
+
+
+# API-support findings about one name; the detectors already skip code hipcc never compiles.
+_API_RULES = frozenset({"HIP101", "HIP103", "HIP104", "HIP105", "HIP106", "HIP107", "HIP128"})
+
+
+def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> None:
+    """A name in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 800`, `#ifndef USE_ROCM`) is still
+    renamed, but whether HIP has it does not matter for the AMD build: the guard's own finding (HIP30x)
+    says what ROCm drops. Removed HIP101s leave the unsupported count too."""
+    if not any(d.rule in _API_RULES for d in combined.diagnostics):
+        return
+    dead = ctx.branches.dead  # computed once per file, shared with the detectors
+    if not dead:
+        return
+    kept = []
+    for d in combined.diagnostics:
+        if d.rule in _API_RULES and any(a <= d.start < b for a, b in dead):
+            if d.rule == "HIP101":
+                combined.counts["unsupported"] -= 1
+                if combined.counts["unsupported"] <= 0:
+                    del combined.counts["unsupported"]
+            continue
+        kept.append(d)
+    combined.diagnostics[:] = kept
+
+
+def _drop_settled_findings(combined: RuleResult) -> None:
+    """Findings inside spans a rule's edits settled (RuleResult.settled) are no longer true."""
+    if not combined.settled:
+        return
+    kept = []
+    for d in combined.diagnostics:
+        if any(a <= d.start < b and d.rule in rules for a, b, rules in combined.settled):
+            if d.rule == "HIP101":
+                combined.counts["unsupported"] -= 1
+                if combined.counts["unsupported"] <= 0:
+                    del combined.counts["unsupported"]
+            continue
+        kept.append(d)
+    combined.diagnostics[:] = kept
+
+
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+
+
+def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
+    """A file that includes HIP headers and has nothing but kernel launches to convert."""
+    if not _HIP_INCLUDE.search(ctx.source):
+        return False
+    return not any(part.edits for rule, part in parts if rule is not convert_launches)
+
+
+_HIP_RUNTIME_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
+_RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
+
+
+def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
+    implicit = _implicit_runtime(ctx, found)
+    return implicit + _include_prerequisites(ctx, found, implicit)
+
+
+_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+_FULL_RUNTIME = b"hip/hip_runtime.h"
+
+
+def _include_prerequisites(ctx: Context, found: RuleResult, inserted: list[Edit]) -> list[Edit]:
+    """A rewritten include of a HIP header that does not compile on its own (mappings/include-order.yaml:
+    hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
+    needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
+    hid that dependency in the CUDA code."""
+    needs = {name.encode(): need.needs.encode() for name, need in ctx.tables.mappings.include_needs.items()}
+    rewritten = {e.start: e.text for e in found.edits if e.start != e.end and e.text in needs}
+    if not rewritten:
+        return []
+    targets = {e.start: e.text for e in found.edits if e.start != e.end}
+    # (position, header) of every include in the output, in order; insertions count at their offset
+    provided = [(e.start, b"hip/hip_runtime.h") for e in inserted]
+    edits: list[Edit] = []
+    for m in _INCLUDE_PATH.finditer(ctx.source):
+        header = targets.get(m.start(1), m.group(1))
+        need = needs.get(header) if m.start(1) in rewritten else None
+        line = ctx.lines.line_start(m.start(1))
+        if need is not None and not any(at <= line and h in (need, _FULL_RUNTIME) for at, h in provided):
+            edits.append(Edit(line, line, b"#include <" + need + b">" + newline_of(ctx.source)))
+            provided.append((line, need))
+        provided.append((m.start(), header))
+    return edits
+
+
+def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
+    """nvcc includes cuda_runtime.h implicitly; hipcc does not include the HIP runtime API.
+
+    A file that used the runtime (now rewritten) or launched kernels without including a runtime
+    header gets `#include <hip/hip_runtime.h>` at the top of its include block.
+    """
+    if _HIP_RUNTIME_INCLUDE.search(ctx.source):
+        return []
+    if not any(found.counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
+        return []
+    new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
+    if new_runtime:
+        return []
+    at = include_position(ctx)
+    return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
+
+
+# nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
+# threadIdx, __syncthreads, __popc, atomicAdd... only through hip_runtime.h (clang itself knows
+# __global__/__device__ and the math functions, so those alone do not count).
+_KERNEL_SIGN_NAMES = frozenset(
+    b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
+)
+_KERNEL_SIGNS = lazy(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
+
+
+def _has_kernel_code(ctx: Context) -> bool:
+    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
+    if _HIP_INCLUDE.search(ctx.source):
+        return False
+    if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
+        where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
+    ):
+        return True
+    return any(
+        not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
+        for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
+    )
+
+
+def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bool:
+    """`#ifndef X` directly followed by `#define X` (not `#ifdef __CUDACC__` + some #define)."""
+    if define.type != "preproc_def" or not source[block.start_byte : name.start_byte].strip().startswith(
+        b"#ifndef"
+    ):
+        return False
+    defined = define.child_by_field_name("name")
+    return (
+        defined is not None
+        and source[defined.start_byte : defined.end_byte] == source[name.start_byte : name.end_byte]
+    )
+
+
+def include_position(ctx: Context) -> int:
+    """Before the first top-level #include; else after a header guard/#pragma once; else top."""
+    root = ctx.root
+    for child in root.children:
+        if child.type == "preproc_include":
+            return child.start_byte
+        if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
+            inner = [c for c in child.named_children if c.type != "comment"]
+            if len(inner) > 1 and _is_header_guard(ctx.source, child, inner[0], inner[1]):
+                for grandchild in inner[2:]:
+                    if grandchild.type == "preproc_include":
+                        return grandchild.start_byte
+                return inner[1].end_byte
+        if child.type == "preproc_call" and b"pragma" in ctx.source[child.start_byte : child.start_byte + 12]:
+            return child.end_byte
+        if child.type != "comment":
+            break
+    # After leading comments (licence headers stay first).
+    pos = 0
+    for child in root.children:
+        if child.type != "comment":
+            break
+        pos = child.end_byte
+    if pos:
+        nl = ctx.source.find(b"\n", pos)
+        return len(ctx.source) if nl == -1 else nl + 1
+    return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first

@@ -1,0 +1,280 @@
+"""Error findings in code that only a build option compiles, decided once the whole project is seen.
+
+An error finding is a promise that the build breaks. Code under `#ifdef PTX` (or `#ifdef VERIFY`,
+`#ifdef CUDNN_CONV`) is compiled only when something defines PTX: the file, another file of the
+project, a build file (`-DPTX`, `add_compile_definitions(PTX)`, `#cmakedefine PTX`) or the command
+line. When nothing does, hipcc never sees the code and the finding is a warning that says so.
+
+Per file (in the worker, pure): `option_macros` tells which option macros each error finding's code
+needs (its `requires`), `file_defines` which macros the file #defines. The parent (`Project`) unites
+the defines of every file of the run (cached results carry both) with the build files' and settles
+the findings before they are reported: only severities and messages change, never the output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.util.lazyre import lazy
+
+USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
+
+# Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
+# or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
+_OPTION = lazy(rb"[A-Z][A-Z0-9_]*")
+_LIBRARY = lazy(
+    rb"(?:HIP|ROC|RCCL|MIOPEN|HIPCUB|THRUST|CUB|MPI|OMPI|MPICH|OMP|M|FLT|DBL|LDBL|INT\d*|UINT\d*|INTMAX|UINTMAX|"
+    rb"INTPTR|UINTPTR|SIZE|SSIZE|PTRDIFF|CHAR|SCHAR|UCHAR|SHRT|USHRT|LONG|ULONG|LLONG|ULLONG|WCHAR|WINT|"
+    rb"SIG|SIG_ATOMIC|RAND|EXIT|CLOCKS|CLOCK|PATH|FP|MATH|HUGE|EOF|BUFSIZ|FILENAME|FOPEN|TMP|SEEK|O|S|"
+    rb"MAP|PROT|E|NAME|PIPE|STDIN|STDOUT|STDERR|TIME|TIMER|POSIX|XOPEN|GNU|GLIBC|LINUX|WIN32|WIN64|APPLE|"
+    rb"BYTE|LITTLE|BIG|PDP|FE|EIGEN|BOOST|GTEST|TEST|CL|GL|GLEW|GLFW|OPENCL|SYCL|KOKKOS|NDEBUG|DEBUG)"
+    rb"(?:_\w*)?|INFINITY|NAN|NULL|TRUE|FALSE|CHAR_BIT|MB_LEN_MAX|RAND_MAX|BUFSIZ"
+)
+# NDEBUG/DEBUG: build types define them without a visible -D (CMake's Release adds -DNDEBUG).
+
+
+def is_option(name: bytes, known: Callable[[bytes], bool] = lambda _: False) -> bool:
+    """A macro a project's own build decides (`PTX`, `USE_CUDNN`); `known`: names of CUDA's API."""
+    return bool(_OPTION.fullmatch(name)) and not _LIBRARY.fullmatch(name) and not known(name)
+
+
+def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: int) -> tuple[str, ...]:
+    """The option macros the code at `offset` needs defined (pp_branches.option_branches spans)."""
+    names = {n for a, b, req in spans if a <= offset < b for n in req}
+    return tuple(sorted(n.decode() for n in names))
+
+
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+
+
+def file_defines(source: bytes) -> tuple[str, ...]:
+    """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
+    if b"define" not in source:
+        return ()
+    return tuple(sorted({m.decode("ascii", "replace") for m in _DEFINE.findall(source)}))
+
+
+# -- build files ---------------------------------------------------------------------------------
+_DASH_D = lazy(r"(?<![\w-])[-/]D[ \t]*([A-Za-z_]\w*)")
+_CMAKE_DEFINITIONS = lazy(
+    r"\b(?:add_compile_definitions|target_compile_definitions|add_definitions|COMPILE_DEFINITIONS)"
+    r"\b[^)]*",
+    re.IGNORECASE,
+)
+_TEMPLATE_DEFINE = lazy(r"#[ \t]*(?:cmakedefine01|cmakedefine|undef)[ \t]+(\w+)|AC_DEFINE\w*\(\[?(\w+)")
+_WORD = lazy(r"[A-Za-z_]\w*")
+BUILD_NAMES = (
+    "CMakeLists.txt",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "compile_commands.json",
+    "configure.ac",
+)
+BUILD_SUFFIXES = (".cmake", ".mk", ".make", ".in", ".ac", ".bazel", ".bzl", "meson.build", ".ninja")
+
+
+def build_defines(text: str, name: str = "") -> dict[str, str]:
+    """Macros a build file may define, each with "" (its default build does) or the build option that
+    does (`make CUDNN_V8=yes`): `-DNAME` (Makefile, compile_commands.json, CMake), the names in CMake's
+    *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
+    if name in MAKEFILE_NAMES or name.endswith((".mk", ".make")):
+        return makefile_defines(text)
+    found = set(_DASH_D.findall(text))
+    for m in _CMAKE_DEFINITIONS.finditer(text):
+        found.update(_WORD.findall(m.group(0)))
+    for m in _TEMPLATE_DEFINE.finditer(text):
+        found.add(m.group(1) or m.group(2))
+    return dict.fromkeys(found, "")
+
+
+MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_MAKE_ASSIGN = lazy(r"(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)")
+_MAKE_CONDITION = lazy(r"(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)")
+_MAKE_REF = lazy(r"\$[({]([^()${}]*)[)}]|\$[({]")
+
+
+def makefile_defines(text: str) -> dict[str, str]:
+    """-D flags of a Makefile; those only in a conditional its own defaults leave off (`VERIFY = no` +
+    `ifeq ($(VERIFY),yes)` + `CFLAGS += -DVERIFY`) carry the condition: a build option, off by default.
+    A variable the Makefile does not set comes from the environment or the command line: unknown."""
+    values: dict[str, str | None] = {}
+    # open conditionals: [value of the current branch (None: unknown), the condition's text, taken before]
+    stack: list[list] = []
+    out: dict[str, str] = {}
+    for raw in text.replace("\\\n", " ").splitlines():
+        line = raw.split("#", 1)[0] if not raw.startswith("\t") else raw
+        stripped = line.strip()
+        head = stripped.split(None, 1)[0] if stripped else ""
+        if head in ("ifeq", "ifneq", "ifdef", "ifndef"):
+            value = _make_condition(stripped, values)
+            stack.append([value, stripped, value])
+            continue
+        if head == "else" and stack:
+            frame = stack[-1]
+            rest = stripped[4:].strip()
+            taken = frame[2]
+            value = _make_condition(rest, values) if rest else True
+            frame[0] = False if taken is True else (None if taken is None or value is None else value)
+            frame[1] = rest or f"else of {frame[1]}"
+            frame[2] = True if taken is True or value is True else (None if None in (taken, value) else False)
+            continue
+        if head == "endif" and stack:
+            stack.pop()
+            continue
+        live = _all(frame[0] for frame in stack)
+        assign = _MAKE_ASSIGN.fullmatch(stripped) if not raw.startswith("\t") else None
+        if assign is not None and live is not False:
+            var, op, value = assign.groups()
+            expanded = _make_expand(value.strip(), values) if live else None
+            if op == "+=":
+                old = values.get(var, "")
+                values[var] = None if old is None or expanded is None else f"{old} {expanded}".strip()
+            elif op != "?=" or var not in values:
+                values[var] = None if op == "!=" else expanded
+        for macro in _DASH_D.findall(line):
+            why = "" if live is not False else next(f[1] for f in stack if f[0] is False)
+            if out.get(macro) != "":
+                out[macro] = why if macro not in out or why == "" else out[macro]
+    return out
+
+
+def _all(values: Iterable[bool | None]) -> bool | None:
+    result: bool | None = True
+    for v in values:
+        if v is False:
+            return False
+        if v is None:
+            result = None
+    return result
+
+
+def _make_expand(text: str, values: dict[str, str | None]) -> str | None:
+    """$(VAR)/${VAR} replaced by what the Makefile set; None when anything is unknown (a function, a
+    variable from the environment)."""
+    unknown = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal unknown
+        value = values.get(m.group(1)) if m.group(1) is not None else None
+        if value is None:
+            unknown = True
+            return ""
+        return value
+
+    result = _MAKE_REF.sub(one, text)
+    return None if unknown else result
+
+
+def _make_condition(text: str, values: dict[str, str | None]) -> bool | None:
+    m = _MAKE_CONDITION.fullmatch(text)
+    if m is None:
+        return None
+    kind, args = m.groups()
+    if kind in ("ifdef", "ifndef"):
+        value = values.get(args.strip())
+        known = None if args.strip() not in values or value is None else bool(value.strip())
+        return known if known is None or kind == "ifdef" else not known
+    pair = _make_pair(args.strip())
+    if pair is None:
+        return None
+    a, b = (_make_expand(x, values) for x in pair)
+    if a is None or b is None:
+        return None
+    return (a.strip() == b.strip()) == (kind == "ifeq")
+
+
+def _make_pair(args: str) -> tuple[str, str] | None:
+    """`(a,b)` or `"a" "b"`/`'a' 'b'` -> (a, b)."""
+    if args.startswith("(") and args.endswith(")"):
+        depth = 0
+        for i, c in enumerate(args[1:-1], 1):
+            depth += (c in "({") - (c in ")}")
+            if c == "," and depth == 0:
+                return args[1:i], args[i + 1 : -1]
+        return None
+    m = re.fullmatch(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""", args)
+    return (m.group(2), m.group(4)) if m else None
+
+
+def is_build_file(name: str) -> bool:
+    return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES)
+
+
+def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: False) -> list[Path]:
+    """Build files in the trees being converted, and beside them in their parent folders up to the
+    repository root (a CMakeLists.txt one level up may add the -D for a converted `src/`)."""
+    found: dict[str, Path] = {}
+    for root in roots:
+        top = root if root.is_dir() else root.parent
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and not skip(os.path.join(folder, d))]
+            for name in files:
+                if is_build_file(name):
+                    found.setdefault(os.path.join(folder, name), Path(folder, name))
+        for parent in _ancestors(top.resolve()):
+            for name in BUILD_NAMES:
+                path = parent / name
+                if path.is_file():
+                    found.setdefault(str(path), path)
+    return [found[k] for k in sorted(found)]
+
+
+def _ancestors(folder: Path, limit: int = 4) -> list[Path]:
+    out = []
+    for parent in list(folder.parents)[:limit]:
+        out.append(parent)
+        if (parent / ".git").exists():
+            break
+    return out
+
+
+# -- the decision --------------------------------------------------------------------------------
+
+
+def pending(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Findings whose severity waits for the whole project."""
+    return any(d.requires and d.severity is Severity.ERROR for d in diagnostics)
+
+
+def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> list[Diagnostic]:
+    """Error findings in code that needs a macro the default build does not define, or an operator use
+    no file of the project makes (`use:*= float2`, vector_ops.operator_uses), become warnings that say
+    so. `defined`: macro or use -> "" (there) or the build option that defines the macro (off by default)."""
+    out = []
+    for d in diagnostics:
+        missing = [n for n in d.requires if not _present(n, defined)] if d.severity is Severity.ERROR else []
+        if missing:
+            d = d._replace(severity=Severity.WARNING, message=f"{d.message} ({_why(missing[0], defined)})")
+        out.append(d)
+    return out
+
+
+def _present(name: str, defined: Mapping[str, str]) -> bool:
+    if name.startswith(USE):  # `use:*= float2`: also `use:*= ?`, a use whose operand type is not spelled
+        return name in defined or f"{name.rsplit(' ', 1)[0]} ?" in defined or f"{USE}? ?" in defined
+    return defined.get(name) == ""
+
+
+def _why(name: str, defined: Mapping[str, str]) -> str:
+    if name.startswith(USE):
+        op, vector = name[len(USE) :].split(" ", 1)
+        return (
+            f"nothing in the project applies {op} to a {vector} with a {vector} operand: an unused "
+            "colliding operator compiles, only a use is ambiguous"
+        )
+    why = defined.get(name)
+    if why is None:
+        return f"only compiled when {name} is defined, which nothing in the project does"
+    return f"only compiled when {name} is defined, which the build does only when asked: `{why}`"
+
+
+def quoted_includes(source: bytes) -> list[str]:
+    return [m.decode("utf-8", "replace") for m in _QUOTED.findall(source)]
+
+
+_QUOTED = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)

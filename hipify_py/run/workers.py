@@ -1,0 +1,117 @@
+"""One set of -j workers for translation and for side work (the compiles of --verify).
+
+A side task is a thread that waits on a child process (hipcc); it takes a worker slot like a chunk of
+files being translated, so -j bounds everything that runs at once. The side says which tasks are
+ready (a compile whose includes are all written); those start first, because a compile takes seconds
+and the translation of a file milliseconds: started early, compiles overlap the rest of the translation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from hipify_py.run.discover import Found
+    from hipify_py.run.runner import FileOutcome, RunSettings
+
+
+class SideWork(Protocol):
+    """What runs beside the translation; every method is called from the run's main thread."""
+
+    def file_done(self, outcome: FileOutcome) -> None:
+        """A file's outcome is final (its output written)."""
+
+    def translation_done(self) -> None:
+        """Every file's outcome is final."""
+
+    def next_task(self) -> Callable[[], object] | None:
+        """A task ready to start (it runs in a thread), or None."""
+
+    def task_done(self, task: Callable[[], object], result: object) -> None: ...
+
+    def stop(self) -> None:
+        """Ctrl-C or a failure: end the running tasks now (called from the main thread)."""
+
+
+def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideWork) -> Iterator[FileOutcome]:
+    """The outcomes of `files` in order, then (when iterated to the end) the side's remaining tasks.
+
+    The caller tells `side` about each outcome it receives (and about outcomes it had without
+    translating) before asking for the next one; this generator calls translation_done() after the last."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    from hipify_py.run.runner import process
+
+    jobs = max(1, jobs)
+    inline = jobs == 1 or len(files) < 8  # as runner._iterate: a pool costs more than a few files
+    size = 1 if inline else max(1, min(16, len(files) // (jobs * 4)))
+    indexed = list(enumerate(files))
+    chunks = deque(indexed[i : i + size] for i in range(0, len(indexed), size))
+    finished: dict[int, FileOutcome] = {}
+    running: dict[Future, Callable[[], object] | None] = {}  # None: a chunk of files being translated
+    threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hipify-py-side")
+    procs = None if inline or not files else _process_pool(jobs)
+    if procs is not None:  # why first: the pool forks its workers at the first submit, before any thread
+        running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
+    emitted, told = 0, False
+    try:
+        while True:
+            while emitted in finished:
+                yield finished.pop(emitted)
+                emitted += 1
+            if emitted == len(files) and not told:
+                told = True
+                side.translation_done()
+            while len(running) < jobs:
+                task = side.next_task()
+                if task is None:
+                    break
+                running[threads.submit(task)] = task
+            if chunks and len(running) < jobs:
+                if procs is None:
+                    ((i, found),) = chunks.popleft()
+                    finished[i] = process(found, settings)
+                else:
+                    running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
+                continue
+            if not running:  # nothing to translate, to wait for or to start
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = running.pop(future)
+                if task is None:
+                    finished.update(future.result())
+                else:
+                    side.task_done(task, future.result())
+    except BaseException:  # Ctrl-C, a dead worker, the caller closing us: nothing new starts
+        side.stop()
+        for future in running:
+            future.cancel()
+        threads.shutdown(wait=True, cancel_futures=True)  # the tasks clean up after their processes
+        if procs is not None:
+            procs.shutdown(wait=True, cancel_futures=True)  # files in flight are written whole
+        raise
+    threads.shutdown()
+    if procs is not None:
+        procs.shutdown()
+
+
+def _process_chunk(chunk: Sequence[tuple[int, Found]], settings: RunSettings) -> dict[int, FileOutcome]:
+    from hipify_py.run.runner import process
+
+    return {i: process(found, settings) for i, found in chunk}
+
+
+def _process_pool(jobs: int) -> object:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from hipify_py.run.runner import _init_worker
+
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)

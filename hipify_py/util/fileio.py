@@ -1,0 +1,197 @@
+"""Reading and atomic writing of files. A file is never left half-written."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from hipify_py.util.lazyre import lazy
+
+BINARY_SNIFF = 8192
+# Temp files are `.<name>.hipify-py-tmp.<pid>.<random>` next to their target: hidden, recognisable, and
+# the pid tells a later run whether the writer is gone (killed) so the leftover can be removed.
+TEMP_MARK = ".hipify-py-tmp."
+_TEMP_NAME = lazy(r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$")
+
+
+class InputError(Exception):
+    """A file that cannot be converted (unreadable, binary, ...): reported, the run goes on.
+
+    `skip`: not an error, just not a source file (binary, FIFO): the run's exit code is not affected.
+    """
+
+    def __init__(self, message: str, skip: bool = False) -> None:
+        super().__init__(message)
+        self.skip = skip
+
+
+def read_source(path: Path) -> bytes:
+    try:
+        # why O_NONBLOCK + fstat: opening a FIFO (or reading a device) named like a source would block
+        # the run forever; the check is on the opened file, so nothing can swap it in between
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            kind = os.fstat(fd).st_mode
+            if stat.S_ISDIR(kind):
+                raise IsADirectoryError
+            if not stat.S_ISREG(kind):
+                raise InputError("not a regular file (FIFO, socket or device)", skip=True)
+            data = handle.read()
+    except PermissionError:
+        raise InputError("permission denied: cannot read file") from None
+    except IsADirectoryError:
+        raise InputError("is a directory") from None
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror or err}") from None
+    if b"\0" in data[:BINARY_SNIFF]:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a BOM: text, but every other byte is NUL
+            raise InputError("UTF-16 text is not supported (convert the file to UTF-8)", skip=True)
+        raise InputError("binary file (NUL bytes)", skip=True)
+    return data
+
+
+def is_valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def atomic_write(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = True) -> None:
+    """Write via a temp file in the same directory + fsync + os.replace.
+
+    Readers (and an interrupted run) see either the old or the new content, never a mix.
+    Permission bits are copied from `mode_from` (the original file) or kept from `path`.
+    `durable=False` skips the fsync (still atomic against a killed process, not against power loss):
+    for generated output trees, where an fsync per file was a third of a cold run.
+    """
+    if path.is_symlink():  # why: replacing the link itself would turn it into a copy of the file
+        path = Path(os.path.realpath(path))
+    if not path.parent.is_dir():  # why test first: a stat is far cheaper than a mkdir that fails (EEXIST)
+        path.parent.mkdir(parents=True, exist_ok=True)
+    reference = mode_from if mode_from is not None else path
+    try:
+        st: os.stat_result | None = reference.stat()
+    except OSError:
+        st = None
+    with _ctrl_c_deferred():
+        _write_and_replace(path, data, st, durable)
+
+
+def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durable: bool) -> None:
+    fd, tmp = _temp_file(path)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        if st is not None:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+            if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+                with contextlib.suppress(OSError):  # keep the owner when we may (root); else ours
+                    os.chown(tmp, st.st_uid, st.st_gid)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def backup_copy(path: Path, suffix: str) -> Path:
+    """Copy `path` to `path + suffix` atomically (metadata kept) before it is replaced."""
+    target = path.with_name(path.name + suffix)
+    with _ctrl_c_deferred():
+        fd, tmp = _temp_file(target)
+        os.close(fd)
+        try:
+            shutil.copy2(path, tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    return target
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C that arrives while a temp file exists until it is renamed or removed.
+
+    why: KeyboardInterrupt can be raised between any two bytecodes, e.g. inside mkstemp after the file
+    was created but before its name reached us; the cleanup could then never unlink it. Only the main
+    thread can swap handlers; workers ignore SIGINT anyway (the parent stops the pool).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # ignored, or a handler of the caller's: leave it
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _temp_file(target: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}{os.getpid()}.", dir=target.parent)
+
+
+def writable(path: Path) -> bool:
+    """May we rewrite `path`? A file without any write bit is read-only by intent: refused even for
+    root, for whom os.access() is always true."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(path, os.W_OK)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, owned by someone else
+        return True
+    try:  # a killed worker nobody reaped (orphans in a container whose init does not wait) is a zombie
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[:1] != [b"Z"]
+    except OSError:
+        return True  # no /proc: trust kill()
+
+
+def remove_stale_temps(directories: Iterable[Path]) -> list[Path]:
+    """Delete temp files that a killed run (SIGKILL, power loss) left in `directories`.
+
+    Only files named by _temp_file whose writing process is gone are touched, so a concurrent run in
+    the same tree keeps its temp files. Returns the removed paths.
+    """
+    removed: list[Path] = []
+    for directory in directories:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMP_NAME.match(entry.name)
+            if match is None or _alive(int(match.group(1))) or not entry.is_file(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
