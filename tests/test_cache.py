@@ -18,6 +18,7 @@ from hipify_py.run import cache as cache_mod
 from hipify_py.run import runner as runner_mod
 from hipify_py.run.discover import discover
 from hipify_py.run.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.util.cachedir import cache_root
 from hipify_py.util.progress import Progress, progress_for, render
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,7 +48,7 @@ def _tree(root: Path) -> Path:
 def _run(root: Path, mode: Mode = Mode.CHECK, **kwargs: object) -> list[FileOutcome]:
     files, problems = discover([root])
     assert not problems
-    settings = RunSettings(mode=mode, jobs=1, cache_dir=cache_mod.cache_root(), **kwargs)  # type: ignore[arg-type]
+    settings = RunSettings(mode=mode, jobs=1, cache_dir=cache_root(), **kwargs)  # type: ignore[arg-type]
     return run(files, settings)
 
 

@@ -214,9 +214,9 @@ def _verify(
 ) -> None:
     from hipify_py.engine.diagnostics import Severity
     from hipify_py.report.summary import RunInfo
-    from hipify_py.run.cache import cache_root
     from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
     from hipify_py.run.runner import Status
+    from hipify_py.util.cachedir import cache_root
     from hipify_py.util.progress import progress_for
     from hipify_py.verify.session import summary_lines
     from hipify_py.verify.stage import compile_now

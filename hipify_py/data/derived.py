@@ -21,34 +21,18 @@ that built them), so a fresh install with an empty cache directory builds nothin
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hipify_py.run.cache import cache_root, code_stamp, text_hash
+from hipify_py.util.cachedir import cache_root, code_stamp, shipped_dir, text_hash
 from hipify_py.util.fileio import atomic_write
 
 T = TypeVar("T")
 FORMAT = 1
 KEEP = 4  # files kept per name: a few checkouts or versions sharing one cache directory
-PREBUILT = "prebuilt"  # under the installed mapping tables (hipify_py/mappings_data/)
 _MISSING = object()
-
-
-@functools.lru_cache(maxsize=1)
-def shipped_dir() -> Path | None:
-    """The tables built into the installed wheel, None when running from a checkout."""
-    from hipify_py.data.mappings import (
-        mappings_dir,  # why here: derived is imported before the tables are needed
-    )
-
-    tables = mappings_dir()
-    if tables.name == "mappings":  # the checkout's own mappings/: nothing built there is trusted
-        return None
-    found = tables / PREBUILT
-    return found if found.is_dir() else None
 
 
 def shipped_name(name: str, args: tuple[Any, ...]) -> str:

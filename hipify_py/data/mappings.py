@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from hipify_py import __version__
+from hipify_py.util.cachedir import cache_root, mappings_dir
 from hipify_py.util.lazyre import lazy
 
 # Precedence when one CUDA name appears in several families (e.g. CUstream_st: runtime and driver).
@@ -44,7 +45,6 @@ INCLUDE_ORDER_FILE = "include-order.yaml"  # HIP headers that need another HIP h
 # names checked absent in a real install (made by scripts/check_hip_headers.py)
 HIP_HEADERS_GLOB = "hip-headers-*.yaml"
 CUSTOM_FAMILY = "custom"
-CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
 CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)
 
 
@@ -203,15 +203,6 @@ def read_versioned(directory: Path, prefix: str, target: str | None) -> tuple[st
     import yaml
 
     return version, yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-
-
-def mappings_dir() -> Path:
-    """The repo checkout's mappings/ when running from source, else the installed package data."""
-    package = Path(__file__).resolve().parent.parent
-    checkout = package.parent / "mappings"
-    if (checkout / f"{FAMILY_ORDER[0]}.yaml").is_file():
-        return checkout
-    return package / "mappings_data"
 
 
 def _yaml_loader() -> type:
@@ -426,15 +417,6 @@ def _parse_files(blobs: Sequence[tuple[Path, bytes]], default_family: str) -> di
     }
 
 
-def cache_dir() -> Path | None:
-    """$HIPIFY_PY_CACHE_DIR (empty = no cache), else $XDG_CACHE_HOME/hipify-py, else ~/.cache/hipify-py."""
-    override = os.environ.get(CACHE_ENV)
-    if override is not None:
-        return Path(override) if override else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "hipify-py"
-
-
 def _cache_key(digest: str) -> tuple[object, ...]:
     # why: records are positional tuples, so a change of the dataclass fields must invalidate them
     return (CACHE_FORMAT, __version__, digest, ENTRY_FIELDS, HEADER_FIELDS, GUARD_FIELDS, INCLUDE_NEED_FIELDS)
@@ -445,7 +427,7 @@ def _cache_path(directory: Path, digest: str) -> Path:
 
 
 def _read_cache(digest: str) -> dict[str, Any] | None:
-    directory = cache_dir()
+    directory = cache_root()
     if directory is None:
         return None
     try:
@@ -459,7 +441,7 @@ def _read_cache(digest: str) -> dict[str, Any] | None:
 
 def _write_cache(digest: str, payload: Mapping[str, Any]) -> None:
     """Atomic write (temp file + os.replace) so a concurrent reader never sees half a file."""
-    directory = cache_dir()
+    directory = cache_root()
     if directory is None:
         return
     tmp = ""

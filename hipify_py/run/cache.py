@@ -20,15 +20,15 @@ but never corrupt the file. A corrupt or foreign file is ignored and rebuilt.
 from __future__ import annotations
 
 import contextlib
-import functools
 import marshal
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from hipify_py.util.cachedir import code_stamp, content_hash, text_hash
 from hipify_py.util.fileio import atomic_write
 
 CACHE_FORMAT = 3  # 2: results carry the file's #defines (option_macros); 3: results stored marshalled
@@ -36,22 +36,6 @@ CACHE_FORMAT = 3  # 2: results carry the file's #defines (option_macros); 3: res
 # its stat changing ("racy git"); such entries are stored without a trusted stat and re-hashed.
 RACY_SECONDS = 1.0
 MIN_KEEP = 2000  # entries kept at least; beyond that, about 4x the files of the last run
-
-
-def _hasher() -> Callable[..., Any]:
-    try:  # why: `hashlib` imports OpenSSL bindings (~10 ms of start-up); _blake2 is builtin and fast
-        from _blake2 import blake2b
-    except ImportError:  # pragma: no cover - other interpreters
-        from hashlib import blake2b
-    return blake2b
-
-
-def content_hash(data: bytes) -> str:
-    return _hasher()(data, digest_size=16).hexdigest()
-
-
-def text_hash(*parts: str) -> str:
-    return content_hash("\0".join(parts).encode("utf-8", "surrogateescape"))
 
 
 class Result(NamedTuple):
@@ -77,15 +61,6 @@ class Result(NamedTuple):
             self.moves,
             self.defines,
         )
-
-
-def cache_root() -> Path | None:
-    """$HIPIFY_PY_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/hipify-py, else ~/.cache/hipify-py."""
-    override = os.environ.get("HIPIFY_PY_CACHE_DIR")
-    if override is not None:
-        return Path(override) if override else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hipify-py"
 
 
 def _stat_key(st: os.stat_result) -> tuple[int, int, int]:
@@ -269,26 +244,6 @@ def put_blob(root: Path, out_hash: str, data: bytes) -> None:
 
 
 # -- the settings digest --------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def code_stamp() -> str:
-    """Stamp of the package code and built-in mapping tables (name, size, mtime of each file).
-
-    Covers a development checkout where the code changes without a version bump. Stat only: hashing
-    1.3 MB of tables on every run would cost more than the rest of a warm run.
-    """
-    package = Path(__file__).resolve().parent.parent
-    parts: list[str] = []
-    for top in (package, package.parent / "mappings"):
-        for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                if name.endswith((".py", ".yaml")):
-                    with contextlib.suppress(OSError):
-                        st = os.stat(os.path.join(dirpath, name))
-                        parts.append(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns}")
-    return text_hash(*parts)
 
 
 def settings_digest(version: str, parts: Iterable[str], extra_files: Iterable[Path]) -> str:

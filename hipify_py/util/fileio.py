@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -12,13 +13,11 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from hipify_py.util.lazyre import lazy
-
 BINARY_SNIFF = 8192
 # Temp files are `.<name>.hipify-py-tmp.<pid>.<random>` next to their target: hidden, recognisable, and
 # the pid tells a later run whether the writer is gone (killed) so the leftover can be removed.
 TEMP_MARK = ".hipify-py-tmp."
-_TEMP_NAME = lazy(r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$")
+_TEMP_NAME = r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$"  # why no lazy(): lazyre writes through this module
 
 
 class InputError(Exception):
@@ -188,7 +187,7 @@ def remove_stale_temps(directories: Iterable[Path]) -> list[Path]:
         except OSError:
             continue
         for entry in entries:
-            match = _TEMP_NAME.match(entry.name)
+            match = re.match(_TEMP_NAME, entry.name)
             if match is None or _alive(int(match.group(1))) or not entry.is_file(follow_symlinks=False):
                 continue
             with contextlib.suppress(OSError):

@@ -177,7 +177,7 @@ _stores: list[ProgramStore] = []  # the process's store, made on the first compi
 def store_path() -> Any:
     import _sre
 
-    from hipify_py.run.cache import cache_root  # why here: cache imports modules that use lazy()
+    from hipify_py.util.cachedir import cache_root
 
     root = cache_root()
     tag = f"{sys.implementation.cache_tag}-{_sre.MAGIC}-{_sre.CODESIZE}"
@@ -186,7 +186,7 @@ def store_path() -> Any:
 
 def shipped_store(path: Any) -> Any:
     """The programs shipped in the wheel for this interpreter (hipify_py/run/prebuild.py), else None."""
-    from hipify_py.data.derived import shipped_dir  # why here: derived imports modules that use lazy()
+    from hipify_py.util.cachedir import shipped_dir
 
     shipped = shipped_dir()
     return None if shipped is None or path is None else shipped / path.name

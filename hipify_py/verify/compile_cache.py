@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hipify_py.run.cache import content_hash, text_hash
+from hipify_py.util.cachedir import content_hash, text_hash
 from hipify_py.util.fileio import atomic_write
 
 FORMAT = 1
