@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
 from hipify_py.data.mappings import load_mappings
@@ -19,8 +20,7 @@ from hipify_py.data.tables import Tables, compile_tables
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import Edit, apply_edits
 from hipify_py.engine.options import Options
-from hipify_py.engine.parser import Node
-from hipify_py.engine.source import UTF8_BOM, newline_of
+from hipify_py.engine.source import newline_of
 from hipify_py.project.option_macros import file_defines, is_option, option_macros
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.brace_assign import fix_brace_assignments
@@ -331,45 +331,3 @@ def _has_kernel_code(ctx: Context) -> bool:
         not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
         for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
     )
-
-
-def _is_header_guard(source: bytes, block: Node, name: Node, define: Node) -> bool:
-    """`#ifndef X` directly followed by `#define X` (not `#ifdef __CUDACC__` + some #define)."""
-    if define.type != "preproc_def" or not source[block.start_byte : name.start_byte].strip().startswith(
-        b"#ifndef"
-    ):
-        return False
-    defined = define.child_by_field_name("name")
-    return (
-        defined is not None
-        and source[defined.start_byte : defined.end_byte] == source[name.start_byte : name.end_byte]
-    )
-
-
-def include_position(ctx: Context) -> int:
-    """Before the first top-level #include; else after a header guard/#pragma once; else top."""
-    root = ctx.root
-    for child in root.children:
-        if child.type == "preproc_include":
-            return child.start_byte
-        if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
-            inner = [c for c in child.named_children if c.type != "comment"]
-            if len(inner) > 1 and _is_header_guard(ctx.source, child, inner[0], inner[1]):
-                for grandchild in inner[2:]:
-                    if grandchild.type == "preproc_include":
-                        return grandchild.start_byte
-                return inner[1].end_byte
-        if child.type == "preproc_call" and b"pragma" in ctx.source[child.start_byte : child.start_byte + 12]:
-            return child.end_byte
-        if child.type != "comment":
-            break
-    # After leading comments (licence headers stay first).
-    pos = 0
-    for child in root.children:
-        if child.type != "comment":
-            break
-        pos = child.end_byte
-    if pos:
-        nl = ctx.source.find(b"\n", pos)
-        return len(ctx.source) if nl == -1 else nl + 1
-    return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versioned import holds_for, range_text, read_table
@@ -101,8 +102,6 @@ def define_library_macros(ctx: Context) -> RuleResult:
         first = next((m for m, where in ctx.code_matches(pattern) if where in REWRITABLE), None)
         if first is None:
             continue
-        from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
-
         nl = newline_of(ctx.source)
         macro = row.macro.encode()
         at = include_position(ctx)

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import guards_define, include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir, read_versioned
 from hipify_py.engine.edits import Edit
@@ -70,8 +71,6 @@ def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     line = ctx.lines.line_start(first.start(1))
     if _runtime_before(ctx, list(edits), line):
         return result
-    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
-
     at = min(include_position(ctx), line)
     nl = newline_of(ctx.source)
     result.edits.append(Edit(at, at, GUARD + nl + b"#include <" + RUNTIME + b">" + nl + b"#endif" + nl))
@@ -150,20 +149,7 @@ def _clobbers(ctx: Context, m: re.Match[bytes], names: frozenset[bytes], called:
         return False
     if any(a <= m.start() < b for a, b in ctx.branches.dead):
         return False  # a branch hipcc never compiles (`#if 0`, `#ifndef __HIPCC__`)
-    return not _is_include_guard(ctx.source, m.start(), name)
-
-
-def _is_include_guard(source: bytes, define: int, name: bytes) -> bool:
-    """`#ifndef NAME` (or `#if !defined(NAME)`) on the line before: a header guard, not a clobber."""
-    before = source[:define].rstrip()
-    previous = before[before.rfind(b"\n") + 1 :]
-    return (
-        re.fullmatch(
-            rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)" + re.escape(name) + rb"\s*\)?\s*",
-            previous,
-        )
-        is not None
-    )
+    return not guards_define(ctx.source, m.start(), name)
 
 
 def _runtime_before(ctx: Context, edits: list[Edit], line: int) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.data.mappings import compare_versions
 from hipify_py.data.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
 from hipify_py.engine.edits import Edit
@@ -116,8 +117,6 @@ def _position(ctx: Context, offset: int) -> int:
 def _below_top_comments(ctx: Context, at: int) -> int:
     """Not above the top of the include block when only comments lie between: a file with no include
     gets the runtime header there (after its licence comment), and the shim needs its types."""
-    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
-
     top = include_position(ctx)
     if at < top and all(c.type == "comment" for c in ctx.root.children if at <= c.start_byte < top):
         return top

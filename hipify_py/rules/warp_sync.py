@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.data.adaptations import Adaptation, rows_for
 from hipify_py.engine.edits import COPY_MARK, Edit
 from hipify_py.engine.source import newline_of
@@ -234,8 +235,6 @@ def _widen_count(ctx: Context, result: RuleResult, row: Adaptation, call: callar
 
 def _enable_edits(ctx: Context, row: Adaptation) -> list[Edit]:
     """`#define HIP_ENABLE_WARP_SYNC_BUILTINS` before the first include (HIP headers read it)."""
-    from hipify_py.pipeline.translate import include_position  # why lazy: translate imports the rules
-
     assert row.enable is not None
     nl = newline_of(ctx.source)
     macro = row.enable.encode()

@@ -1,0 +1,75 @@
+"""Where an include goes in a file, and what a header guard looks like: per-file facts the rules
+that insert text share (implicit includes, shims, library macros, warp-sync and macro-order
+defines), computed here, below the rules, instead of in the pipeline.
+
+Two guard predicates, for the two questions asked: `include_position` walks the parse tree
+(`#ifndef X` whose first directive is `#define X`: insert inside it); `guards_define` reads the line
+before one `#define NAME` (`#ifndef NAME` or `#if !defined(NAME)`: that #define is a guard, not a
+clobber of a CUDA name).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hipify_py.engine.source import UTF8_BOM
+
+if TYPE_CHECKING:
+    from hipify_py.analysis.context import Context
+    from hipify_py.engine.parser import Node
+
+
+def _guard_block(source: bytes, block: Node, name: Node, define: Node) -> bool:
+    """`#ifndef X` directly followed by `#define X` (not `#ifdef __CUDACC__` + some #define)."""
+    if define.type != "preproc_def" or not source[block.start_byte : name.start_byte].strip().startswith(
+        b"#ifndef"
+    ):
+        return False
+    defined = define.child_by_field_name("name")
+    return (
+        defined is not None
+        and source[defined.start_byte : defined.end_byte] == source[name.start_byte : name.end_byte]
+    )
+
+
+def include_position(ctx: Context) -> int:
+    """Before the first top-level #include; else after a header guard/#pragma once; else top."""
+    root = ctx.root
+    for child in root.children:
+        if child.type == "preproc_include":
+            return child.start_byte
+        if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
+            inner = [c for c in child.named_children if c.type != "comment"]
+            if len(inner) > 1 and _guard_block(ctx.source, child, inner[0], inner[1]):
+                for grandchild in inner[2:]:
+                    if grandchild.type == "preproc_include":
+                        return grandchild.start_byte
+                return inner[1].end_byte
+        if child.type == "preproc_call" and b"pragma" in ctx.source[child.start_byte : child.start_byte + 12]:
+            return child.end_byte
+        if child.type != "comment":
+            break
+    # After leading comments (licence headers stay first).
+    pos = 0
+    for child in root.children:
+        if child.type != "comment":
+            break
+        pos = child.end_byte
+    if pos:
+        nl = ctx.source.find(b"\n", pos)
+        return len(ctx.source) if nl == -1 else nl + 1
+    return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first
+
+
+def guards_define(source: bytes, define: int, name: bytes) -> bool:
+    """`#ifndef NAME` (or `#if !defined(NAME)`) on the line before: a header guard, not a clobber."""
+    before = source[:define].rstrip()
+    previous = before[before.rfind(b"\n") + 1 :]
+    return (
+        re.fullmatch(
+            rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)" + re.escape(name) + rb"\s*\)?\s*",
+            previous,
+        )
+        is not None
+    )
