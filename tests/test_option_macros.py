@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from hipify_py.analysis.defines import file_defines, is_option, option_macros
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.cli.main import main
 from hipify_py.pipeline.translate import translate
-from hipify_py.project.option_macros import build_defines, file_defines, is_option, option_macros, settle
+from hipify_py.project.option_macros import build_defines, settle
 
 KERNEL = b"""#include <cuda_runtime.h>
 #include "opts.h"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.defines import file_defines, is_option, option_macros
 from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
@@ -21,7 +22,6 @@ from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import Edit, apply_edits
 from hipify_py.engine.options import Options
 from hipify_py.engine.source import newline_of
-from hipify_py.project.option_macros import file_defines, is_option, option_macros
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.brace_assign import fix_brace_assignments
 from hipify_py.rules.calls import adapt_calls

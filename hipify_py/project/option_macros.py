@@ -5,10 +5,11 @@ An error finding is a promise that the build breaks. Code under `#ifdef PTX` (or
 project, a build file (`-DPTX`, `add_compile_definitions(PTX)`, `#cmakedefine PTX`) or the command
 line. When nothing does, hipcc never sees the code and the finding is a warning that says so.
 
-Per file (in the worker, pure): `option_macros` tells which option macros each error finding's code
-needs (its `requires`), `file_defines` which macros the file #defines. The parent (`Project`) unites
-the defines of every file of the run (cached results carry both) with the build files' and settles
-the findings before they are reported: only severities and messages change, never the output.
+Per file (in the worker, pure; analysis/defines.py): `option_macros` tells which option macros
+each error finding's code needs (its `requires`), `file_defines` which macros the file #defines.
+The parent (`Project`) unites the defines of every file of the run (cached results carry both) with
+the build files' and settles the findings before they are reported: only severities and messages
+change, never the output.
 """
 
 from __future__ import annotations
@@ -18,47 +19,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from hipify_py.analysis.defines import USE
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.util.lazyre import lazy
 
-USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
-
-# Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
-# or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
-_OPTION = lazy(rb"[A-Z][A-Z0-9_]*")
-_LIBRARY = lazy(
-    rb"(?:HIP|ROC|RCCL|MIOPEN|HIPCUB|THRUST|CUB|MPI|OMPI|MPICH|OMP|M|FLT|DBL|LDBL|INT\d*|UINT\d*|INTMAX|UINTMAX|"
-    rb"INTPTR|UINTPTR|SIZE|SSIZE|PTRDIFF|CHAR|SCHAR|UCHAR|SHRT|USHRT|LONG|ULONG|LLONG|ULLONG|WCHAR|WINT|"
-    rb"SIG|SIG_ATOMIC|RAND|EXIT|CLOCKS|CLOCK|PATH|FP|MATH|HUGE|EOF|BUFSIZ|FILENAME|FOPEN|TMP|SEEK|O|S|"
-    rb"MAP|PROT|E|NAME|PIPE|STDIN|STDOUT|STDERR|TIME|TIMER|POSIX|XOPEN|GNU|GLIBC|LINUX|WIN32|WIN64|APPLE|"
-    rb"BYTE|LITTLE|BIG|PDP|FE|EIGEN|BOOST|GTEST|TEST|CL|GL|GLEW|GLFW|OPENCL|SYCL|KOKKOS|NDEBUG|DEBUG)"
-    rb"(?:_\w*)?|INFINITY|NAN|NULL|TRUE|FALSE|CHAR_BIT|MB_LEN_MAX|RAND_MAX|BUFSIZ"
-)
-# NDEBUG/DEBUG: build types define them without a visible -D (CMake's Release adds -DNDEBUG).
-
-
-def is_option(name: bytes, known: Callable[[bytes], bool] = lambda _: False) -> bool:
-    """A macro a project's own build decides (`PTX`, `USE_CUDNN`); `known`: names of CUDA's API."""
-    return bool(_OPTION.fullmatch(name)) and not _LIBRARY.fullmatch(name) and not known(name)
-
-
-def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: int) -> tuple[str, ...]:
-    """The option macros the code at `offset` needs defined (pp_branches.option_branches spans)."""
-    names = {n for a, b, req in spans if a <= offset < b for n in req}
-    return tuple(sorted(n.decode() for n in names))
-
-
-_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
-
-
-def file_defines(source: bytes) -> tuple[str, ...]:
-    """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
-    if b"define" not in source:
-        return ()
-    return tuple(sorted({m.decode("ascii", "replace") for m in _DEFINE.findall(source)}))
-
-
-# -- build files ---------------------------------------------------------------------------------
 _DASH_D = lazy(r"(?<![\w-])[-/]D[ \t]*([A-Za-z_]\w*)")
 _CMAKE_DEFINITIONS = lazy(
     r"\b(?:add_compile_definitions|target_compile_definitions|add_definitions|COMPILE_DEFINITIONS)"
@@ -271,10 +235,3 @@ def _why(name: str, defined: Mapping[str, str]) -> str:
     if why is None:
         return f"only compiled when {name} is defined, which nothing in the project does"
     return f"only compiled when {name} is defined, which the build does only when asked: `{why}`"
-
-
-def quoted_includes(source: bytes) -> list[str]:
-    return [m.decode("utf-8", "replace") for m in _QUOTED.findall(source)]
-
-
-_QUOTED = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)

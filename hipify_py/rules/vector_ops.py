@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import Context, Where
+from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir, read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
-from hipify_py.project.option_macros import USE
 from hipify_py.rules import RuleResult
 from hipify_py.rules.vector_ops_data import (
     AMBIGUOUS_STEP,

@@ -14,11 +14,12 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import apply_edits
 from hipify_py.engine.options import Options
-from hipify_py.project.option_macros import USE, pending
+from hipify_py.project.option_macros import pending
 from hipify_py.run.cache import Result, ResultCache, content_hash, get_blob, put_blob, settings_digest
 from hipify_py.run.discover import Found
 from hipify_py.run.output_names import RenamePlan, include_edits
@@ -428,7 +429,7 @@ def _includers(
     business; scanning all 1,153 files for uses took 0.9 s of a cold run). `#include "x.h"` names the
     file beside the includer when there is one; otherwise (found through a -I directory) any x.h of
     the run may be it, so it counts (more uses: the finding stays an error)."""
-    from hipify_py.project.option_macros import quoted_includes
+    from hipify_py.analysis.defines import quoted_includes
 
     def includes(data: bytes) -> list[str]:
         return sorted(set(quoted_includes(data))) if b"include" in data else []
@@ -550,7 +551,7 @@ def _write_scans(path: Path, uses: dict[str, tuple[str, ...]]) -> None:
 def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[str]:
     """#defines of the quoted headers `path` includes (from its folder) that the run does not convert:
     a pre-commit run names a few files, the header that switches the option on may not be one."""
-    from hipify_py.project.option_macros import file_defines, quoted_includes
+    from hipify_py.analysis.defines import file_defines, quoted_includes
 
     found: set[str] = set()
     todo, seen = [os.path.abspath(path)], set()

@@ -1,0 +1,56 @@
+"""The macros a file #defines and the option macros its code needs: the per-file half of the
+project-wide decision (project/option_macros.py settles the findings once the whole run is seen).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from hipify_py.util.lazyre import lazy
+
+USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
+
+# Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
+# or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
+_OPTION = lazy(rb"[A-Z][A-Z0-9_]*")
+_LIBRARY = lazy(
+    rb"(?:HIP|ROC|RCCL|MIOPEN|HIPCUB|THRUST|CUB|MPI|OMPI|MPICH|OMP|M|FLT|DBL|LDBL|INT\d*|UINT\d*|INTMAX|UINTMAX|"
+    rb"INTPTR|UINTPTR|SIZE|SSIZE|PTRDIFF|CHAR|SCHAR|UCHAR|SHRT|USHRT|LONG|ULONG|LLONG|ULLONG|WCHAR|WINT|"
+    rb"SIG|SIG_ATOMIC|RAND|EXIT|CLOCKS|CLOCK|PATH|FP|MATH|HUGE|EOF|BUFSIZ|FILENAME|FOPEN|TMP|SEEK|O|S|"
+    rb"MAP|PROT|E|NAME|PIPE|STDIN|STDOUT|STDERR|TIME|TIMER|POSIX|XOPEN|GNU|GLIBC|LINUX|WIN32|WIN64|APPLE|"
+    rb"BYTE|LITTLE|BIG|PDP|FE|EIGEN|BOOST|GTEST|TEST|CL|GL|GLEW|GLFW|OPENCL|SYCL|KOKKOS|NDEBUG|DEBUG)"
+    rb"(?:_\w*)?|INFINITY|NAN|NULL|TRUE|FALSE|CHAR_BIT|MB_LEN_MAX|RAND_MAX|BUFSIZ"
+)
+# NDEBUG/DEBUG: build types define them without a visible -D (CMake's Release adds -DNDEBUG).
+
+
+def is_option(name: bytes, known: Callable[[bytes], bool] = lambda _: False) -> bool:
+    """A macro a project's own build decides (`PTX`, `USE_CUDNN`); `known`: names of CUDA's API."""
+    return bool(_OPTION.fullmatch(name)) and not _LIBRARY.fullmatch(name) and not known(name)
+
+
+def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: int) -> tuple[str, ...]:
+    """The option macros the code at `offset` needs defined (pp_branches.option_branches spans)."""
+    names = {n for a, b, req in spans if a <= offset < b for n in req}
+    return tuple(sorted(n.decode() for n in names))
+
+
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+
+
+def file_defines(source: bytes) -> tuple[str, ...]:
+    """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
+    if b"define" not in source:
+        return ()
+    return tuple(sorted({m.decode("ascii", "replace") for m in _DEFINE.findall(source)}))
+
+
+# -- build files ---------------------------------------------------------------------------------
+
+
+def quoted_includes(source: bytes) -> list[str]:
+    return [m.decode("utf-8", "replace") for m in _QUOTED.findall(source)]
+
+
+_QUOTED = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
