@@ -17,13 +17,13 @@ from click.testing import CliRunner
 from conftest import FIXTURES, REPO
 
 from hipify_py.cli.main import main
+from hipify_py.engine.linemap import moves_of, offset_of, original_text, to_original
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 from hipify_py.verify.clang_output import Location, parse
 from hipify_py.verify.closure import Closures, includes_of, search_path
 from hipify_py.verify.compiler import parse_depfile
 from hipify_py.verify.flags import Entry, database_args, load_database
-from hipify_py.verify.linemap import moves_of, offset_of, original_text, to_original
 from hipify_py.verify.stage import VerifySettings, plan_units
 
 CUDA = b"""// licence header

@@ -34,7 +34,7 @@ from hipify_py.util.fileio import (
 )
 
 if TYPE_CHECKING:
-    from hipify_py.run.workers import SideWork
+    from hipify_py.run.pool import SideWork
 
 # why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
 # hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
@@ -142,14 +142,14 @@ def _convert(
     text, counts = result.text, result.counts
     layers: list[tuple] = []
     if settings.keep_moves and text != source:
-        from hipify_py.verify.linemap import moves_of
+        from hipify_py.engine.linemap import moves_of
 
         layers.append(moves_of(source, result.edits))
     if isinstance(settings.rename, RenamePlan):
         renamed = include_edits(text, found.path, settings.rename)
         if renamed:
             if settings.keep_moves:
-                from hipify_py.verify.linemap import moves_of
+                from hipify_py.engine.linemap import moves_of
 
                 layers.append(moves_of(text, renamed))
             text = apply_edits(text, renamed)
@@ -343,7 +343,7 @@ def run(
     if side is None:
         computed = _iterate(todo, settings, jobs)
     else:
-        from hipify_py.run.workers import shared
+        from hipify_py.run.pool import shared
 
         computed = shared(todo, settings, jobs, side)
     outcomes: list[FileOutcome] = []

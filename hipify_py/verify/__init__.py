@@ -14,6 +14,7 @@ stage (which TUs, where, compiled beside the translation, cached),
 attribute (errors -> HIP501-503 findings), session (one verify pass over a run's outcomes).
 """
 
+from hipify_py.engine.linemap import OffsetMap, moves_of
 from hipify_py.verify.clang_output import CompilerError, Location, Note
 from hipify_py.verify.clang_output import parse as parse_errors
 from hipify_py.verify.compiler import (
@@ -25,7 +26,6 @@ from hipify_py.verify.compiler import (
     compile_tu,
     find_hipcc,
 )
-from hipify_py.verify.linemap import OffsetMap, moves_of
 
 __all__ = [
     "CompileJob",

@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.linemap import Layers, OffsetMap, offset_of, original_text
 from hipify_py.engine.source import LineIndex
 from hipify_py.verify.clang_output import CompilerError, Location
-from hipify_py.verify.linemap import Layers, OffsetMap, offset_of, original_text
 from hipify_py.verify.stage import Unit, VerifyResult
 
 MAX_ERRORS_PER_TU = 10  # the first errors matter; the rest are mostly consequences
