@@ -127,7 +127,7 @@ def collect(
 def _settings(job: Job) -> Any:
     from hipify_py.buildfiles import BuildOptions
     from hipify_py.engine.options import Options
-    from hipify_py.run.runner import Mode, RunSettings
+    from hipify_py.run.outcome import Mode, RunSettings
 
     opts = dict(job.options)
     if "ignore_rules" in opts:
@@ -145,7 +145,7 @@ def _one_line(text: str) -> str:
 def entry(job: Job, texts: str | None = None) -> str:
     """The digest block of one file (deterministic text, ends with a newline)."""
     from hipify_py.run.discover import Found
-    from hipify_py.run.runner import process
+    from hipify_py.run.process import process
 
     found = Found(Path(job.path), Path(job.root), job.kind)
     outcome = process(found, _settings(job))

@@ -17,7 +17,8 @@ from hipify_py.engine.options import Options
 from hipify_py.run import cache as cache_mod
 from hipify_py.run import runner as runner_mod
 from hipify_py.run.discover import discover
-from hipify_py.run.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
+from hipify_py.run.runner import run
 from hipify_py.util.cachedir import cache_root
 from hipify_py.util.progress import Progress, progress_for, render
 
@@ -194,7 +195,7 @@ def test_diff_from_cache_equals_fresh_diff(tmp_path: Path) -> None:
 @pytest.fixture
 def _remember_small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """These trees have 3 files: make them count as a tree, not a few staged files."""
-    monkeypatch.setattr(runner_mod, "_REMEMBER_WRITTEN_FROM", 1)
+    monkeypatch.setattr(runner_mod, "REMEMBER_WRITTEN_FROM", 1)
 
 
 @pytest.mark.usefixtures("_remember_small_runs")

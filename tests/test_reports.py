@@ -25,7 +25,7 @@ from hipify_py.report.text import (
     format_summary,
 )
 from hipify_py.report.write import report_format
-from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.run.outcome import FileOutcome, Status
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text())

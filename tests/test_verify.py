@@ -281,7 +281,7 @@ def test_a_compile_starts_as_soon_as_its_includes_are_written(
     """With one worker the order of events is fixed: a TU is compiled right after the last file it
     can include is written, before the rest is translated; one whose include needs the preprocessor
     waits for the whole translation."""
-    import hipify_py.run.runner
+    import hipify_py.run.process
     import hipify_py.verify.stage
 
     tree, out = tmp_path / "tree", tmp_path / "out"
@@ -294,7 +294,7 @@ def test_a_compile_starts_as_soon_as_its_includes_are_written(
     hipcc.write_text(OK_HIPCC)
     hipcc.chmod(0o755)
     events: list[tuple[str, ...]] = []
-    real_process, real_compile = hipify_py.run.runner.process, hipify_py.verify.stage.compile_tu
+    real_process, real_compile = hipify_py.run.process.process, hipify_py.verify.stage.compile_tu
 
     def process(found, settings):  # type: ignore[no-untyped-def]
         outcome = real_process(found, settings)
@@ -306,7 +306,7 @@ def test_a_compile_starts_as_soon_as_its_includes_are_written(
         events.append(("compile", Path(job.source).name, *written))
         return real_compile(compiler, job, *args)
 
-    monkeypatch.setattr(hipify_py.run.runner, "process", process)
+    monkeypatch.setattr(hipify_py.run.process, "process", process)
     monkeypatch.setattr(hipify_py.verify.stage, "compile_tu", compile_tu)
     args = ["convert", str(tree), "-o", str(out), "--verify", "--hipcc", str(hipcc), "-j", "1", "--no-cache"]
     result = CliRunner().invoke(main, args)

@@ -21,8 +21,9 @@ from hipify_py.report.text import format_diagnostics, format_file_stats, format_
 from hipify_py.report.write import run_info
 from hipify_py.run.config import apply_config
 from hipify_py.run.discover import SOURCE_EXTENSIONS, Found, discover
+from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
 from hipify_py.run.output_names import make_plan
-from hipify_py.run.runner import FileOutcome, Mode, RunSettings, Status, run
+from hipify_py.run.runner import run
 from hipify_py.util.cachedir import cache_root
 from hipify_py.util.progress import progress_for
 

@@ -12,7 +12,7 @@ import click
 
 from hipify_py.report.summary import RunInfo
 from hipify_py.report.write import FORMATS, ReportError, report_format, write_report
-from hipify_py.run.runner import FileOutcome
+from hipify_py.run.outcome import FileOutcome
 
 EXIT_ERROR = 2
 

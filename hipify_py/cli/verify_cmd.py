@@ -17,7 +17,7 @@ import click
 
 from hipify_py.cli.report_opts import report_formats, report_options, write_reports
 from hipify_py.run.discover import Found
-from hipify_py.run.runner import FileOutcome, Mode, RunSettings
+from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
 
 EXIT_ERROR, EXIT_INTERRUPTED = 2, 130
 
@@ -215,7 +215,7 @@ def _verify(
     from hipify_py.engine.diagnostics import Severity
     from hipify_py.report.summary import RunInfo
     from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
-    from hipify_py.run.runner import Status
+    from hipify_py.run.outcome import Status
     from hipify_py.util.cachedir import cache_root
     from hipify_py.util.progress import progress_for
     from hipify_py.verify.session import summary_lines

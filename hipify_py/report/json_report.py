@@ -22,7 +22,7 @@ from hipify_py.report.summary import (
     rules_used,
     totals,
 )
-from hipify_py.run.runner import FileOutcome
+from hipify_py.run.outcome import FileOutcome
 
 # bump the minor for added fields, the major for changed/removed ones
 # 1.1: `verify` (convert --verify, hipify-py verify), the diagnostics' `predicted_by`, run.target

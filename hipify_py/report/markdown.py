@@ -21,7 +21,7 @@ from hipify_py.report.summary import (
     rules_used,
     totals,
 )
-from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.run.outcome import FileOutcome, Status
 from hipify_py.util.lazyre import lazy
 
 COLLAPSE_AFTER = 8  # findings of one rule shown open; more go into <details>

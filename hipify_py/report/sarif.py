@@ -23,7 +23,7 @@ from hipify_py.report.summary import (
     ordered_outcomes,
     rules_used,
 )
-from hipify_py.run.runner import FileOutcome
+from hipify_py.run.outcome import FileOutcome
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.engine.diagnostics import RULES, Diagnostic, Rule, Severity
-from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.run.outcome import FileOutcome, Status
 
 
 @dataclass

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from hipify_py.engine.diagnostics import RULES, Severity
 from hipify_py.report.summary import Totals, file_totals, totals
-from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.run.outcome import FileOutcome, Status
 
 MAX_PER_RULE = 5  # findings of one rule printed per file; the rest are counted (all are in --report)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hipify_py.report.summary import RunInfo
-from hipify_py.run.runner import FileOutcome
+from hipify_py.run.outcome import FileOutcome
 from hipify_py.util.fileio import atomic_write
 
 FORMATS = ("json", "markdown", "sarif")

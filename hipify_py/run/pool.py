@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
+
+from hipify_py.run import process as file_work  # why the module: tests replace file_work.process
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from hipify_py.run.discover import Found
-    from hipify_py.run.runner import FileOutcome, RunSettings
+    from hipify_py.run.outcome import FileOutcome, RunSettings
 
 
 class SideWork(Protocol):
@@ -45,17 +47,15 @@ def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideW
     translating) before asking for the next one; this generator calls translation_done() after the last."""
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-    from hipify_py.run.runner import process
-
     jobs = max(1, jobs)
-    inline = jobs == 1 or len(files) < 8  # as runner._iterate: a pool costs more than a few files
+    inline = jobs == 1 or len(files) < 8  # as runner.iterate: a pool costs more than a few files
     size = 1 if inline else max(1, min(16, len(files) // (jobs * 4)))
     indexed = list(enumerate(files))
     chunks = deque(indexed[i : i + size] for i in range(0, len(indexed), size))
     finished: dict[int, FileOutcome] = {}
     running: dict[Future, Callable[[], object] | None] = {}  # None: a chunk of files being translated
     threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hipify-py-side")
-    procs = None if inline or not files else _process_pool(jobs)
+    procs = None if inline or not files else process_pool(jobs)
     if procs is not None:  # why first: the pool forks its workers at the first submit, before any thread
         running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
     emitted, told = 0, False
@@ -75,7 +75,7 @@ def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideW
             if chunks and len(running) < jobs:
                 if procs is None:
                     ((i, found),) = chunks.popleft()
-                    finished[i] = process(found, settings)
+                    finished[i] = file_work.process(found, settings)
                 else:
                     running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
                 continue
@@ -102,16 +102,58 @@ def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideW
 
 
 def _process_chunk(chunk: Sequence[tuple[int, Found]], settings: RunSettings) -> dict[int, FileOutcome]:
-    from hipify_py.run.runner import process
-
-    return {i: process(found, settings) for i, found in chunk}
+    return {i: file_work.process(found, settings) for i, found in chunk}
 
 
-def _process_pool(jobs: int) -> object:
+def process_pool(jobs: int) -> object:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from hipify_py.run.runner import _init_worker
-
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
+
+
+def _init_worker() -> None:
+    # Ctrl-C is handled by the parent, which stops the pool; workers must not print tracebacks.
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A killed parent (SIGKILL) leaves its workers blocked forever on the task queue: stop instead.
+    A file being written stays old; its temp file is removed by the next run (remove_stale_temps)."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
+    # A pool costs ~50 ms to start; below a handful of files serial is faster.
+    if jobs <= 1 or len(files) < 8:
+        for found in files:
+            yield file_work.process(found, settings)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    if context.get_start_method() == "fork" and any(found.kind == "source" for found in files):
+        from hipify_py.pipeline.translate import preload_rule_tables
+
+        preload_rule_tables(settings.options)
+    chunk = max(1, min(64, len(files) // (jobs * 4)))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
+        try:
+            yield from pool.map(file_work.process, files, _repeat(settings, len(files)), chunksize=chunk)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def _repeat(value: RunSettings, n: int) -> Iterable[RunSettings]:
+    return (value for _ in range(n))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from hipify_py.engine.diagnostics import Diagnostic
-from hipify_py.run.runner import FileOutcome, Status
+from hipify_py.run.outcome import FileOutcome, Status
 from hipify_py.verify.attribute import RunFile, attribute, first_causes, with_units
 from hipify_py.verify.stage import Source, VerifyResult, VerifySettings
 

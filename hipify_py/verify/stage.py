@@ -39,7 +39,7 @@ from hipify_py.verify.compiler import (
 from hipify_py.verify.flags import Entry, database_args
 
 if TYPE_CHECKING:
-    from hipify_py.run.runner import FileOutcome
+    from hipify_py.run.outcome import FileOutcome
 
 TU_EXTENSIONS = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".c", ".hip")
 
@@ -239,7 +239,7 @@ class Compiles:
                 self._release(plan)
 
     def _release(self, plan: Planned) -> None:
-        from hipify_py.run.runner import Status
+        from hipify_py.run.outcome import Status
 
         self.released.add(plan.original)
         outcome = self.outcomes.get(plan.original)

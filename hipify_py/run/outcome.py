@@ -1,0 +1,99 @@
+"""What a run produces per file, and how it is asked for: Mode, Status, RunSettings, FileOutcome.
+
+Below the orchestrator on purpose: reports, --verify and the CLI import these types, never the runner.
+Findings travel between processes and into the result cache as plain tuples (diagnostic_tuples).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.options import Options
+from hipify_py.run.cache import Result
+
+
+class Mode(str, Enum):
+    OUTPUT_TREE = "output"  # write converted files under an output directory
+    IN_PLACE = "in-place"
+    DIFF = "diff"  # unified diff on stdout, nothing written
+    CHECK = "check"  # exit 1 if anything would change, nothing written
+    STDOUT = "stdout"  # one file, converted text on stdout
+
+
+class Status(str, Enum):
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    mode: Mode
+    options: Options = field(default_factory=Options)
+    output_dir: Path | None = None
+    backup_suffix: str | None = None
+    jobs: int = 0  # 0 = CPU count
+    extra_mappings: tuple[Path, ...] = ()
+    rename: Callable[[Path], Path] | None = None  # new name for a converted source (None: keep)
+    build_options: object | None = None  # buildfiles.BuildOptions
+    cache_dir: Path | None = None  # result cache root (cache.py); None: no cache
+    keep_moves: bool = False  # --verify: keep the edit moves so compiler lines map back (verify/linemap.py)
+    # --verify with --diff/--check: (input root, mirror root); translated texts are also written there
+    mirror: tuple[str, str] | None = None
+    # --in-place: also translate each written file once more, so the next run finds it a cache hit.
+    # run() turns it off for a few files (see REMEMBER_WRITTEN_FROM).
+    remember_written: bool = True
+    defines: tuple[str, ...] = ()  # -D NAME[=VALUE] the user builds with (--verify's, config `defines`)
+
+
+@dataclass
+class FileOutcome:
+    path: Path
+    status: Status
+    output: Path | None = None
+    message: str = ""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    lines: int = 0
+    diff: str = ""
+    text: bytes | None = None  # STDOUT mode only
+    kind: str = "source"
+    cached: bool = False  # result taken from the cache, nothing translated
+    out_hash: str = ""  # content hash of the converted text (when the cache is on)
+    in_hash: str = ""  # content hash of the source as read (when the cache is on)
+    # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
+    # next run knows the files this one wrote (they are hits, not new content)
+    rewritten: Result | None = None
+    moves: tuple = ()  # --verify: linemap.Layers from the translated text back to the source
+    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros)
+
+    @property
+    def worst(self) -> Severity | None:
+        return max((d.severity for d in self.diagnostics), default=None)
+
+
+# -- findings as plain tuples (worker results, result cache records) --
+
+_DIAGNOSTIC_FIELDS: tuple[str, ...] = Diagnostic._fields
+
+
+def diagnostic_tuples(diagnostics: Sequence[Diagnostic]) -> tuple[tuple, ...]:
+    return tuple(
+        tuple(int(v) if isinstance(v, Severity) else v for v in (getattr(d, f) for f in _DIAGNOSTIC_FIELDS))
+        for d in diagnostics
+    )
+
+
+_SEVERITY_AT = _DIAGNOSTIC_FIELDS.index("severity")
+
+
+def diagnostic_of(fields: Sequence[object]) -> Diagnostic:
+    values = list(fields)
+    values[_SEVERITY_AT] = Severity(values[_SEVERITY_AT])
+    return Diagnostic(*values)  # type: ignore[arg-type]

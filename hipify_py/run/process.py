@@ -1,0 +1,212 @@
+"""One file's work: read, convert (translate() or a build-file rule), then write / diff / check.
+
+All I/O of a file lives here; translate() stays pure. Runs in a pool worker or inline (run/pool.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.edits import apply_edits
+from hipify_py.run.cache import Result, content_hash, put_blob
+from hipify_py.run.discover import Found
+from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_tuples
+from hipify_py.run.output_names import RenamePlan, include_edits
+from hipify_py.util.fileio import (
+    InputError,
+    atomic_write,
+    backup_copy,
+    is_valid_utf8,
+    read_source,
+    writable,
+)
+
+
+def output_path(found: Found, settings: RunSettings) -> Path:
+    renamed = settings.rename(found.path) if settings.rename and found.kind == "source" else found.path
+    if settings.mode is Mode.OUTPUT_TREE and settings.output_dir is not None:
+        return settings.output_dir / renamed.relative_to(found.root)
+    return renamed
+
+
+def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = None) -> str:
+    import difflib
+
+    a = old.decode("utf-8", "replace").splitlines(keepends=True)
+    b = new.decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(a, b, f"a/{path.as_posix()}", f"b/{(new_path or path).as_posix()}")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def _convert(
+    found: Found, source: bytes, settings: RunSettings
+) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...]]:
+    """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines."""
+    if found.kind == "build":
+        from hipify_py import buildfiles
+
+        opts = settings.build_options or buildfiles.BuildOptions()
+        if isinstance(settings.rename, RenamePlan) and settings.rename.table:
+            opts = replace(opts, rename_sources=settings.rename.relative_to(found.path.parent))
+        kind = buildfiles.build_file_kind(found.path.name)
+        fn = buildfiles.translate_cmake if kind == "cmake" else buildfiles.translate_makefile
+        text, diagnostics = fn(source, opts)
+        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), (), ()
+    from hipify_py.pipeline.translate import default_tables, translate
+
+    options = settings.options
+    if options.filename != str(found.path):
+        options = replace(options, filename=str(found.path))
+    result = translate(source, options, default_tables(settings.extra_mappings))
+    text, counts = result.text, result.counts
+    layers: list[tuple] = []
+    if settings.keep_moves and text != source:
+        from hipify_py.engine.linemap import moves_of
+
+        layers.append(moves_of(source, result.edits))
+    if isinstance(settings.rename, RenamePlan):
+        renamed = include_edits(text, found.path, settings.rename)
+        if renamed:
+            if settings.keep_moves:
+                from hipify_py.engine.linemap import moves_of
+
+                layers.append(moves_of(text, renamed))
+            text = apply_edits(text, renamed)
+            counts["renamed_includes"] += len(renamed)
+    return text, result.diagnostics, counts, tuple(m for m in layers if m), result.defines
+
+
+def process(found: Found, settings: RunSettings) -> FileOutcome:
+    """Convert one file according to the run mode. Never raises for a bad file."""
+    path = found.path
+    try:
+        source = read_source(path)
+    except InputError as err:
+        status = Status.SKIPPED if err.skip else Status.ERROR
+        return FileOutcome(path, status, message=str(err), kind=found.kind)
+    try:
+        text, diagnostics, counts, moves, defines = _convert(found, source, settings)
+    except Exception as err:  # a rule bug must not stop the run; report it with the file
+        return FileOutcome(path, Status.ERROR, message=f"internal error: {type(err).__name__}: {err}")
+    outcome = FileOutcome(
+        path,
+        Status.CHANGED if text != source else Status.UNCHANGED,
+        diagnostics=diagnostics,
+        counts=counts,
+        lines=_line_count(source),
+        kind=found.kind,
+        moves=moves,
+        defines=defines,
+    )
+    if not is_valid_utf8(source):
+        outcome.message = _NOT_UTF8
+    target = output_path(found, settings)
+    outcome.output = target
+    if settings.cache_dir is not None:
+        outcome.in_hash, outcome.out_hash = content_hash(source), content_hash(text)
+        # why not -o: the written output is the copy (ResultCache.written_copy); a blob per file
+        # would double the file creations of a cold run, the dominant cost after translation
+        if text != source and (settings.mode in (Mode.DIFF, Mode.STDOUT) or settings.mirror):
+            put_blob(settings.cache_dir, outcome.out_hash, text)
+    try:
+        deliver(found, source, text, target, settings, outcome)
+        if settings.mirror is not None:
+            to_mirror(target, text, settings.mirror)
+    except OSError as err:
+        outcome.status = Status.ERROR
+        outcome.message = f"cannot write {target}: {err.strerror or err}"
+        return outcome
+    if (
+        settings.mode is Mode.IN_PLACE
+        and settings.cache_dir is not None
+        and text != source
+        and settings.remember_written
+    ):
+        outcome.rewritten = _result_of_written(found, text, settings, outcome)
+    return outcome
+
+
+def _result_of_written(
+    found: Found, text: bytes, settings: RunSettings, outcome: FileOutcome
+) -> Result | None:
+    """What converting the file as just written yields (translated now, while its text is at hand).
+
+    why: the next run (pre-commit after the hook rewrote a file, a re-run over a converted tree) sees
+    new content; with this result cached it is a hit, and the same result a fresh translation gives."""
+    if outcome.status is not Status.CHANGED or outcome.output != found.path:
+        return None  # not written, or renamed (the new name is a different file to the next run)
+    try:
+        again, diagnostics, counts, moves, defines = _convert(found, text, settings)
+    except Exception:  # a rule bug: the next run translates and reports it
+        return None
+    return Result(
+        again != text,
+        content_hash(again),
+        diagnostic_tuples(diagnostics),
+        tuple(sorted(counts.items())),
+        _line_count(text),
+        "" if is_valid_utf8(text) else _NOT_UTF8,
+        moves,
+        defines,
+    )
+
+
+_NOT_UTF8 = "not valid UTF-8: converted byte-for-byte, undecodable bytes kept as they were"
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def deliver(
+    found: Found, source: bytes, text: bytes, target: Path, settings: RunSettings, outcome: FileOutcome
+) -> None:
+    mode = settings.mode
+    renamed = target != found.path and mode is Mode.IN_PLACE
+    if mode is Mode.DIFF and (text != source or target != found.path):
+        outcome.diff = unified_diff(found.path, source, text, target)
+        if target != found.path:  # git's rename header, so a pure rename shows too (and `git apply` works)
+            a, b = found.path.as_posix(), target.as_posix()
+            outcome.diff = f"diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n" + outcome.diff
+    elif mode is Mode.STDOUT:
+        outcome.text = text
+    elif mode is Mode.OUTPUT_TREE:
+        if not target.exists() or target.read_bytes() != text:
+            atomic_write(target, text, mode_from=found.path, durable=False)
+    elif mode is Mode.IN_PLACE and (text != source or renamed):
+        if not writable(found.path):
+            outcome.status = Status.ERROR
+            outcome.message = "read-only file: not modified"
+            return
+        if renamed and _foreign(target, text):
+            outcome.status = Status.ERROR
+            outcome.message = f"not renamed: {target} already exists with other content"
+            return
+        if settings.backup_suffix:
+            backup_copy(found.path, settings.backup_suffix)
+        atomic_write(target, text, mode_from=found.path)
+        if renamed:
+            os.unlink(found.path)
+            outcome.status = Status.CHANGED
+
+
+def to_mirror(target: Path, text: bytes, mirror: tuple[str, str]) -> None:
+    """--verify with --diff/--check: the translated text goes into the temporary mirror only."""
+    root, tree = mirror
+    atomic_write(Path(tree + os.path.abspath(target)[len(root) :]), text, durable=False)
+
+
+def _foreign(target: Path, text: bytes) -> bool:
+    """A rename target that exists with other content is not ours (an interrupted run leaves ours)."""
+    try:
+        return target.read_bytes() != text
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
