@@ -2,7 +2,7 @@
 """Digest of everything the translator produces over a set of trees, to prove a change changed nothing.
 
 Every file the CLI would convert (sources, plus `.hip` files, and build files) is run through the same
-per-file pipeline as `hipify-py convert` (runner.process, nothing written), and one line-oriented text
+per-file pipeline as `hipify-py convert` (run/process.py, nothing written), and one line-oriented text
 file records, per file: the status, the sha256 of the output text, the counts, and every diagnostic
 (rule, line:col, byte span, severity, message, hint). Refactors and speed work must leave it identical.
 
@@ -88,13 +88,39 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+# The layered package's modules, and where the flat layout before it (up to the layout commit of
+# issue 22) had them, so `--code` can snapshot either side of that change.
+_FLAT = {
+    "hipify_py.engine.options": "hipify_py.options",
+    "hipify_py.run.discover": "hipify_py.discover",
+    "hipify_py.run.outcome": "hipify_py.runner",
+    "hipify_py.run.process": "hipify_py.runner",
+    "hipify_py.pipeline.translate": "hipify_py.translate",
+}
+
+
+def _module(name: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError:
+        return importlib.import_module(_FLAT[name])
+
+
+def _names(module: str, *names: str) -> tuple[Any, ...]:
+    found = _module(module)
+    return tuple(getattr(found, name) for name in names)
+
+
 def collect(
     trees: Sequence[tuple[str, Path]], defaults: dict[str, Any], overrides: dict[str, Any]
 ) -> list[Job]:
     """Files to translate; Options are `defaults`, then the folder's options.yaml, then `overrides`."""
     from hipify_py.buildfiles import BuildOptions
-    from hipify_py.engine.options import Options
-    from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
+
+    Options = _module("hipify_py.engine.options").Options
+    SOURCE_EXTENSIONS, discover = _names("hipify_py.run.discover", "SOURCE_EXTENSIONS", "discover")
 
     option_fields, build_fields = _field_names(Options), _field_names(BuildOptions)
     folders: dict[Path, dict[str, Any]] = {}
@@ -126,8 +152,9 @@ def collect(
 
 def _settings(job: Job) -> Any:
     from hipify_py.buildfiles import BuildOptions
-    from hipify_py.engine.options import Options
-    from hipify_py.run.outcome import Mode, RunSettings
+
+    Options = _module("hipify_py.engine.options").Options
+    Mode, RunSettings = _names("hipify_py.run.outcome", "Mode", "RunSettings")
 
     opts = dict(job.options)
     if "ignore_rules" in opts:
@@ -144,8 +171,8 @@ def _one_line(text: str) -> str:
 
 def entry(job: Job, texts: str | None = None) -> str:
     """The digest block of one file (deterministic text, ends with a newline)."""
-    from hipify_py.run.discover import Found
-    from hipify_py.run.process import process
+    Found = _module("hipify_py.run.discover").Found
+    process = _module("hipify_py.run.process").process
 
     found = Found(Path(job.path), Path(job.root), job.kind)
     outcome = process(found, _settings(job))
@@ -178,7 +205,7 @@ def _entry_in_worker(job: Job) -> str:
 
 
 def run_jobs(jobs: Sequence[Job], workers: int, texts: str | None) -> Iterator[str]:
-    from hipify_py.pipeline.translate import default_tables
+    default_tables = _module("hipify_py.pipeline.translate").default_tables
 
     global _TEXTS  # why a global: fork workers inherit it instead of pickling it with every job
     _TEXTS = texts
