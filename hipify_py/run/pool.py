@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Protocol
 from hipify_py.run import process as file_work  # why the module: tests replace file_work.process
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from hipify_py.run.discover import Found
     from hipify_py.run.outcome import FileOutcome, RunSettings
+
+INLINE_BELOW = 8  # files: fewer are translated in the run's own process
 
 
 class SideWork(Protocol):
@@ -48,14 +50,14 @@ def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideW
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     jobs = max(1, jobs)
-    inline = jobs == 1 or len(files) < 8  # as runner.iterate: a pool costs more than a few files
-    size = 1 if inline else max(1, min(16, len(files) // (jobs * 4)))
+    serial = inline(jobs, files)
+    size = 1 if serial else max(1, min(16, len(files) // (jobs * 4)))
     indexed = list(enumerate(files))
     chunks = deque(indexed[i : i + size] for i in range(0, len(indexed), size))
     finished: dict[int, FileOutcome] = {}
     running: dict[Future, Callable[[], object] | None] = {}  # None: a chunk of files being translated
     threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hipify-py-side")
-    procs = None if inline or not files else process_pool(jobs)
+    procs = None if serial or not files else process_pool(jobs, files, settings)
     if procs is not None:  # why first: the pool forks its workers at the first submit, before any thread
         running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
     emitted, told = 0, False
@@ -105,12 +107,24 @@ def _process_chunk(chunk: Sequence[tuple[int, Found]], settings: RunSettings) ->
     return {i: file_work.process(found, settings) for i, found in chunk}
 
 
-def process_pool(jobs: int) -> object:
+def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> ProcessPoolExecutor:
+    """The one pool factory (translation and --verify's shared workers alike): fork where there is
+    fork, and then the rule tables loaded before the workers are made, so each inherits them instead
+    of loading them again (translate.preload_rule_tables)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    if context.get_start_method() == "fork" and any(found.kind == "source" for found in files):
+        from hipify_py.pipeline.translate import preload_rule_tables
+
+        preload_rule_tables(settings.options)
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
+
+
+def inline(jobs: int, files: Sequence[Found]) -> bool:
+    """A pool costs ~50 ms to start; below a handful of files serial is faster."""
+    return jobs <= 1 or len(files) < INLINE_BELOW
 
 
 def _init_worker() -> None:
@@ -133,21 +147,12 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
-    # A pool costs ~50 ms to start; below a handful of files serial is faster.
-    if jobs <= 1 or len(files) < 8:
+    if inline(jobs, files):
         for found in files:
             yield file_work.process(found, settings)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    if context.get_start_method() == "fork" and any(found.kind == "source" for found in files):
-        from hipify_py.pipeline.translate import preload_rule_tables
-
-        preload_rule_tables(settings.options)
     chunk = max(1, min(64, len(files) // (jobs * 4)))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
+    with process_pool(jobs, files, settings) as pool:
         try:
             yield from pool.map(file_work.process, files, _repeat(settings, len(files)), chunksize=chunk)
         except KeyboardInterrupt:
