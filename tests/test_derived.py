@@ -131,18 +131,18 @@ def test_old_builds_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch)
 def test_operator_uses_scanned_once_per_content(
     cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hipify_py.rules import vector_ops
+    from hipify_py.project import operator_uses
     from hipify_py.run import outcome, settle
 
     source = tmp_path / "k.cu"
     source.write_bytes(b"__global__ void k(float2* v, float2 w) { v[0] *= w; }\n")
     outcomes = [outcome.FileOutcome(source, outcome.Status.UNCHANGED, kind="source")]
     first = settle.operator_uses_of(outcomes, cache_dir)
-    assert first == set(vector_ops.operator_uses(source.read_bytes())) and first
-    monkeypatch.setattr(vector_ops, "operator_uses", lambda data: pytest.fail("scanned again"))
+    assert first == set(operator_uses.operator_uses(source.read_bytes())) and first
+    monkeypatch.setattr(operator_uses, "operator_uses", lambda data: pytest.fail("scanned again"))
     assert settle.operator_uses_of(outcomes, cache_dir) == first
     source.write_bytes(b"void f(int* p) { *p += 1; }\n")  # new content: scanned
-    monkeypatch.setattr(vector_ops, "operator_uses", lambda data: ("use:+= ?",))
+    monkeypatch.setattr(operator_uses, "operator_uses", lambda data: ("use:+= ?",))
     assert settle.operator_uses_of(outcomes, cache_dir) == {"use:+= ?"}
     assert settle.operator_uses_of(outcomes, None) == {"use:+= ?"}  # no cache directory: scanned
 

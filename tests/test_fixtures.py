@@ -9,8 +9,8 @@ from fixture_cases import Case, cases, parse_expected_diagnostics
 
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.pipeline.translate import translate
+from hipify_py.project.operator_uses import operator_uses
 from hipify_py.project.option_macros import settle
-from hipify_py.rules.vector_ops import operator_uses
 
 CASES = cases()
 

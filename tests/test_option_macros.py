@@ -296,7 +296,7 @@ def test_operator_uses_count_where_the_operator_is_seen(tmp_path: Path, user: st
 
 
 def test_operator_uses() -> None:
-    from hipify_py.rules.vector_ops import operator_uses
+    from hipify_py.project.operator_uses import operator_uses
 
     src = b"""
     // a *= b in a comment, "x += y" in a string

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from hipify_py.util.lazyre import lazy
 
-USE = "use:"  # an operator use a finding needs (vector_ops.operator_uses), not a macro
+USE = "use:"  # an operator use a finding needs (project/operator_uses.py), not a macro
 
 # Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
 # or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).

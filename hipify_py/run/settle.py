@@ -126,7 +126,7 @@ def operator_uses_of(
     """The vector operator uses of these sources (vector_ops.operator_uses), for a colliding operator
     (HIP127) that is an error only where something uses it. Read again here, only when such a finding
     waits: a per-file scan in every worker would tax every run for a rare finding."""
-    from hipify_py.rules.vector_ops import operator_uses
+    from hipify_py.project.operator_uses import operator_uses
 
     uses: set[str] = set()
     for _, found in _scanned(outcomes, mode, cache_dir, "operator-uses", operator_uses):
