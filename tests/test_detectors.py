@@ -13,7 +13,7 @@ from fixture_cases import FIXTURES, Case, cases, parse_expected_diagnostics
 from hipify_py.analysis.pp_branches import analyse, dead_branches
 from hipify_py.cli.explain_cmd import format_markdown
 from hipify_py.cli.main import main
-from hipify_py.engine.diagnostics import RULES
+from hipify_py.engine.rule_texts import RULES
 from hipify_py.pipeline.translate import translate
 from hipify_py.rules.detectors.memory import _evaluate
 from hipify_py.rules.detectors.warp import _left_operand

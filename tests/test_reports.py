@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from hipify_py.cli.main import main
 from hipify_py.data.mappings import load_mappings
-from hipify_py.engine.diagnostics import RULES, Diagnostic, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.rule_texts import RULES
 from hipify_py.report.json_report import build_report, render_json
 from hipify_py.report.markdown import COLLAPSE_AFTER, inline, render_markdown
 from hipify_py.report.sarif import build_sarif

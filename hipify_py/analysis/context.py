@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from hipify_py.data.tables import Tables, identifiers_of
 from hipify_py.engine import lexer
-from hipify_py.engine.diagnostics import Diagnostic, rule_info
+from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, Tree, ancestors, parse
+from hipify_py.engine.rule_texts import rule_info
 from hipify_py.engine.source import LineIndex
 from hipify_py.util.lazyre import lazy
 

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 import click
 
-from hipify_py.engine.diagnostics import RULES, Rule
+from hipify_py.engine.diagnostics import Rule
+from hipify_py.engine.rule_texts import RULES
 
 _FAMILIES = (
     ("HIP1", "API support"),

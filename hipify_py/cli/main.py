@@ -15,8 +15,9 @@ from hipify_py import __version__
 from hipify_py.cli.report_opts import report_formats, report_options, write_reports
 from hipify_py.cli.verify_cmd import prepare, run_settings, run_verify, verify_options
 from hipify_py.data.target import Target, resolve_target
-from hipify_py.engine.diagnostics import RULES, Severity
+from hipify_py.engine.diagnostics import Severity
 from hipify_py.engine.options import Options
+from hipify_py.engine.rule_texts import RULES
 from hipify_py.report.text import format_diagnostics, format_file_stats, format_problem, format_summary
 from hipify_py.report.write import run_info
 from hipify_py.run.config import apply_config

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipify_py.engine.diagnostics import RULES, Diagnostic, Rule, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
+from hipify_py.engine.rule_texts import RULES
 from hipify_py.run.outcome import FileOutcome, Status
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from hipify_py.engine.diagnostics import RULES, Severity
+from hipify_py.engine.diagnostics import Severity
+from hipify_py.engine.rule_texts import RULES
 from hipify_py.report.summary import Totals, file_totals, totals
 from hipify_py.run.outcome import FileOutcome, Status
 

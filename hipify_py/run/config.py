@@ -177,7 +177,7 @@ def _existing(path: Path, name: str, target: Path) -> Path:
 
 
 def _check_rules(path: Path, rules: Sequence[str]) -> None:
-    from hipify_py.engine.diagnostics import RULES
+    from hipify_py.engine.rule_texts import RULES
 
     unknown = [r for r in rules if r not in RULES]
     if unknown:

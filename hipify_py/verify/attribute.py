@@ -153,7 +153,7 @@ def _make(
     )
     if predicted:
         message += f" [predicted by {', '.join(predicted)}]"
-    from hipify_py.engine.diagnostics import RULES
+    from hipify_py.engine.rule_texts import RULES
 
     d = Diagnostic(
         rule,
