@@ -96,7 +96,8 @@ def test_code_stamp_is_computed_once_per_process() -> None:
 
 
 def test_packed_entries_are_the_entries() -> None:
-    from hipify_py.data.mappings import Built, Entry, make_entry, pack, unpack
+    from hipify_py.data.mappings import Built, make_entry, pack, unpack
+    from hipify_py.data.schema import Entry
 
     entry = Entry("cudaFoo", None, "runtime", group="g\tx", roc="rocFoo", note="a note, with spaces")
     record = tuple(entry)

@@ -26,7 +26,9 @@ import pytest
 import yaml
 from toolchains import TOOLCHAINS, Toolchain, require
 
-from hipify_py.data.mappings import Entry, Header, compare_versions, load_mappings
+from hipify_py.data.mappings import load_mappings
+from hipify_py.data.schema import Entry, Header
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 

@@ -12,7 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from hipify_py.data.mappings import Guard, load_mappings
+from hipify_py.data.mappings import load_mappings
+from hipify_py.data.schema import Guard
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import default_tables, translate
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from toolchains import Toolchain, params, require
 
-from hipify_py.data.mappings import compare_versions
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 from hipify_py.rules.library_macros import load_table

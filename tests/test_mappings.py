@@ -16,16 +16,10 @@ from click.testing import CliRunner
 
 from hipify_py.cli.mappings_cmd import mappings_command
 from hipify_py.data import mappings as mappings_module
-from hipify_py.data.mappings import (
-    FAMILY_ORDER,
-    Entry,
-    Mappings,
-    compare_versions,
-    load_mappings,
-    mappings_dir,
-    parse_version,
-)
+from hipify_py.data.mappings import load_mappings, mappings_dir
+from hipify_py.data.schema import FAMILY_ORDER, Entry, Mappings
 from hipify_py.data.tables import compile_tables
+from hipify_py.data.versions import compare_versions, parse_version
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO.parent / "shared" / "data" / "cuda2hip-tables"

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from fixture_cases import hipcc_syntax
 
-from hipify_py.data.mappings import compare_versions
 from hipify_py.data.shims import definition, load_table, shims_for
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import default_tables, translate
 

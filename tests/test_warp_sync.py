@@ -15,7 +15,7 @@ import pytest
 from fixture_cases import FIXTURES, cases
 
 from hipify_py.data.adaptations import load_table, rows_for
-from hipify_py.data.mappings import compare_versions
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 from hipify_py.rules.warp_sync import full_mask_names, is_full_mask

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from hipify_py.data.mappings import FAMILY_ORDER, Entry, Mappings, load_mappings
+from hipify_py.data.mappings import load_mappings
+from hipify_py.data.schema import FAMILY_ORDER, Entry, Mappings
 
 _GLOB_CHARS = frozenset("*?[")
 _NONE = "-"

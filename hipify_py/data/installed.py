@@ -12,7 +12,8 @@ import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from hipify_py.data.mappings import Mappings, load_mappings
+from hipify_py.data.mappings import load_mappings
+from hipify_py.data.schema import Mappings
 
 _RUNTIME_PREFIX = "hip/"  # the HIP runtime's own headers: their absence is a version question (HIP103)
 

@@ -15,194 +15,35 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from hipify_py import __version__
-from hipify_py.util.cachedir import cache_root, mappings_dir
-from hipify_py.util.lazyre import lazy
-
-# Precedence when one CUDA name appears in several families (e.g. CUstream_st: runtime and driver).
-FAMILY_ORDER: tuple[str, ...] = (
-    "runtime",
-    "driver",
-    "device",
-    "complex",
-    "rtc",
-    "cublas",
-    "curand",
-    "cufft",
-    "cusparse",
-    "cusolver",
-    "cub",
-    "cudnn",
+from hipify_py.data.schema import (
+    CUSTOM_FAMILY,
+    ENTRY_FIELDS,
+    EXTRAS_FILE,
+    FAMILY_ORDER,
+    GUARD_FIELDS,
+    GUARDS_FILE,
+    HEADER_FIELDS,
+    HEADERS_FILE,
+    HIP_HEADERS_GLOB,
+    INCLUDE_NEED_FIELDS,
+    INCLUDE_ORDER_FILE,
+    NAMESPACE_FIELDS,
+    NAMESPACES_FILE,
+    Entry,
+    Guard,
+    Header,
+    IncludeNeed,
+    Mappings,
+    Namespace,
 )
-HEADERS_FILE = "headers.yaml"
-NAMESPACES_FILE = "namespaces.yaml"
-# hand-kept tables of facts beyond names (each row says why and where the fact comes from)
-GUARDS_FILE = "guards.yaml"  # CUDA header guard/feature macros -> the macro the HIP header defines
-EXTRAS_FILE = "extras.yaml"  # CUDA names real code uses that the reference tables lack
-INCLUDE_ORDER_FILE = "include-order.yaml"  # HIP headers that need another HIP header first
-# names checked absent in a real install (made by scripts/check_hip_headers.py)
-HIP_HEADERS_GLOB = "hip-headers-*.yaml"
-CUSTOM_FAMILY = "custom"
-CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)
+from hipify_py.data.versions import compare_versions, parse_version
+from hipify_py.util.cachedir import cache_root, mappings_dir
 
-
-class Entry(NamedTuple):
-    cuda: str
-    hip: str | None
-    family: str
-    group: str = ""
-    roc: str | None = None
-    kind: str = ""
-    group_status: str = ""
-    cuda_added: str = ""
-    cuda_deprecated: str = ""
-    cuda_changed: str = ""
-    cuda_removed: str = ""
-    hip_added: str = ""
-    hip_deprecated: str = ""
-    hip_changed: str = ""
-    hip_removed: str = ""
-    hip_experimental: str = ""
-    roc_added: str = ""
-    roc_deprecated: str = ""
-    roc_changed: str = ""
-    roc_removed: str = ""
-    roc_experimental: str = ""
-    note: str = ""  # why a hand-kept row (extras.yaml) maps as it does; shown with its findings
-
-    @property
-    def supported(self) -> bool:
-        return self.hip is not None
-
-
-class Header(NamedTuple):
-    cuda: str
-    hip: str | None
-    family: str
-    legacy: str | None = None
-    roc: str | None = None
-    note: str = ""
-    hip_added: str = ""  # first HIP release shipping the header, when headers.yaml says so
-
-
-class Namespace(NamedTuple):
-    cuda: str
-    hip: str | None
-    family: str
-    note: str = ""
-
-
-class Guard(NamedTuple):
-    """A CUDA header's include guard or feature macro, and the macro its HIP counterpart defines.
-
-    `hip` None: the HIP side defines nothing alike (code under the guard is dropped on ROCm).
-    since/until: the HIP versions [since, until) whose header defines `hip` ("" = open).
-    """
-
-    cuda: str
-    hip: str | None
-    roc: str | None = None  # with --roc, where the roc* header defines another macro
-    cuda_header: str = ""
-    hip_header: str = ""
-    since: str = ""
-    until: str = ""
-    reason: str = ""
-    checked: str = ""
-
-    def holds_for(self, version: str | None) -> bool:
-        if not version:
-            return not self.until
-        return (not self.since or compare_versions(version, self.since) >= 0) and (
-            not self.until or compare_versions(version, self.until) < 0
-        )
-
-
-class IncludeNeed(NamedTuple):
-    """A HIP header that does not compile on its own: `needs` must be included before it."""
-
-    hip: str
-    needs: str
-    reason: str = ""
-    checked: str = ""
-
-
-class Mappings(NamedTuple):
-    by_cuda: Mapping[str, Entry]
-    families: Mapping[str, tuple[Entry, ...]]
-    libraries: Mapping[str, Mapping[str, str]]
-    headers: Mapping[str, Header]
-    by_hip: Mapping[str, tuple[Entry, ...]]
-    digest: str
-    latest_hip_version: str
-    namespaces: tuple[Namespace, ...]
-    # HIP/ROC name -> highest library version whose installed headers were checked not to declare it,
-    # below the first checked version that declares it (not yet added there)
-    absent_in: Mapping[str, str]
-    # name -> first checked version whose headers lack it after an older checked one declared it (removed
-    # by then: hipBLAS 3's `_v2` names in ROCm 7.2, declared in 6.4)
-    removed_in: Mapping[str, str]
-    # name -> earliest version whose real headers declare it although the tables date it later
-    present_in: Mapping[str, str]
-    guards: Mapping[str, tuple[Guard, ...]]  # by CUDA macro
-    include_needs: Mapping[str, IncludeNeed]  # by HIP header
-
-
-ENTRY_FIELDS: tuple[str, ...] = Entry._fields
-HEADER_FIELDS: tuple[str, ...] = Header._fields
-NAMESPACE_FIELDS: tuple[str, ...] = Namespace._fields
-GUARD_FIELDS: tuple[str, ...] = Guard._fields
-INCLUDE_NEED_FIELDS: tuple[str, ...] = IncludeNeed._fields
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
-_VERSION_PART = lazy(r"\d+")
-
-
-def parse_version(text: str) -> tuple[int, ...]:
-    """Version text -> int tuple: '6.2.0' -> (6, 2, 0), '11.3' -> (11, 3), '' -> ().
-
-    Parsing stops at the first non-numeric part, so '6.2.0-rc1' -> (6, 2, 0).
-    """
-    parts: list[int] = []
-    for piece in text.strip().split("."):
-        match = _VERSION_PART.match(piece)
-        if match is None:
-            break
-        parts.append(int(match.group()))
-    return tuple(parts)
-
-
-def compare_versions(a: str, b: str) -> int:
-    """-1, 0 or 1; missing trailing parts count as 0 so "6.2" == "6.2.0"."""
-    va, vb = parse_version(a), parse_version(b)
-    width = max(len(va), len(vb))
-    pa, pb = va + (0,) * (width - len(va)), vb + (0,) * (width - len(vb))
-    return (pa > pb) - (pa < pb)
-
-
-def versioned_file(directory: Path, prefix: str, target: str | None) -> tuple[str, Path | None]:
-    """(HIP version, path) of `<prefix><version>.yaml` for the newest version not newer than the
-    target (else the oldest one): probe facts of the installed HIP, one file per version."""
-    files = {p.name[len(prefix) : -len(".yaml")]: p for p in directory.glob(f"{prefix}*.yaml")}
-    if not files:
-        return "", None
-    versions = sorted(files, key=parse_version)
-    chosen = versions[0]
-    for version in versions:
-        if not target or compare_versions(version, target) <= 0:
-            chosen = version
-    return chosen, files[chosen]
-
-
-def read_versioned(directory: Path, prefix: str, target: str | None) -> tuple[str, Mapping[str, Any]]:
-    """(HIP version, YAML document) of the probe table `versioned_file` picks; ("", {}) when there is
-    none. YAML is imported here only: runs served by the translation cache never need it."""
-    version, path = versioned_file(directory, prefix, target)
-    if path is None:
-        return "", {}
-    import yaml
-
-    return version, yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)
 
 
 def _yaml_loader() -> type:

@@ -11,19 +11,8 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
-from hipify_py.data.mappings import (
-    CUDA_AT,
-    FAMILY_AT,
-    HIP_AT,
-    ROC_AT,
-    Built,
-    Entry,
-    Header,
-    Mappings,
-    make_entry,
-    pack,
-    unpack,
-)
+from hipify_py.data.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, make_entry, pack, unpack
+from hipify_py.data.schema import Entry, Header, Mappings
 from hipify_py.util.lazyre import lazy
 
 

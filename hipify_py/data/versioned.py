@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hipify_py.data.mappings import compare_versions
+from hipify_py.data.versions import compare_versions
 
 Row = TypeVar("Row")
 

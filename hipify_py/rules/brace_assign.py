@@ -22,7 +22,8 @@ from typing import NamedTuple
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.declared import declared_type, member_type
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, ancestors
 from hipify_py.rules import RuleResult

@@ -26,8 +26,10 @@ from hipify_py.analysis import callargs
 from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import Entry, compare_versions, mappings_dir, parse_version
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.schema import Entry
 from hipify_py.data.tables import CandidateFinder
+from hipify_py.data.versions import compare_versions, parse_version
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy

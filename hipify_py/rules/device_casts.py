@@ -26,8 +26,9 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import expression_type, normal
 from hipify_py.data import derived
 from hipify_py.data.adaptations import load_table as load_adaptations
-from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.tables import CandidateFinder
+from hipify_py.data.versions import read_versioned
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 

@@ -12,7 +12,7 @@ import re
 
 from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.pp_branches import directives
-from hipify_py.data.mappings import Guard
+from hipify_py.data.schema import Guard
 from hipify_py.engine import lexer
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options

@@ -10,8 +10,9 @@ import re
 from collections.abc import Mapping
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.data.mappings import Entry, compare_versions
 from hipify_py.data.renames import Rename, renames_for
+from hipify_py.data.schema import Entry
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options

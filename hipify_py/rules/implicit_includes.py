@@ -20,7 +20,8 @@ from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult

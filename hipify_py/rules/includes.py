@@ -6,8 +6,9 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.installed import is_missing
-from hipify_py.data.mappings import Header, compare_versions
 from hipify_py.data.renames import renames_for
+from hipify_py.data.schema import Header
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.rules import RuleResult

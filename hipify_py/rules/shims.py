@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
-from hipify_py.data.mappings import compare_versions
 from hipify_py.data.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of

@@ -30,7 +30,8 @@ from typing import NamedTuple
 from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of

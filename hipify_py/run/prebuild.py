@@ -51,7 +51,7 @@ int main() {
 
 def probed_versions(tables: Path) -> list[str]:
     """The HIP versions with probe files (`hip-headers-5.2.yaml` -> "5.2")."""
-    from hipify_py.data.mappings import HIP_HEADERS_GLOB
+    from hipify_py.data.schema import HIP_HEADERS_GLOB
 
     prefix, suffix = HIP_HEADERS_GLOB.split("*")
     return sorted(p.name[len(prefix) : -len(suffix)] for p in tables.glob(HIP_HEADERS_GLOB))

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from hipify_py.analysis.context import Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir, read_versioned
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versions import read_versioned
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan

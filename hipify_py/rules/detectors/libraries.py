@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
-from hipify_py.data.mappings import Entry
+from hipify_py.data.schema import Entry
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, declared_here, match_text
 from hipify_py.rules.identifiers import NOT_A_RENAME

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import OVERLOAD_GAPS
-from hipify_py.data.mappings import compare_versions
+from hipify_py.data.versions import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.util.lazyre import compiled, lazy

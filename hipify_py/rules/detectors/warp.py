@@ -8,7 +8,7 @@ import re
 
 from hipify_py.analysis.context import Context, Where
 from hipify_py.data.detector_data import SYNC_WARP_INTRINSICS
-from hipify_py.data.mappings import compare_versions
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
