@@ -8,8 +8,8 @@ known for (rules/detectors/overloads.uint3_for_dim3).
 
 from __future__ import annotations
 
-from hipify_py.context import Context
-from hipify_py.edits import Edit
+from hipify_py.analysis.context import Context
+from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.overloads import uint3_for_dim3

@@ -12,14 +12,14 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py import derived
-from hipify_py.context import REWRITABLE, Context
-from hipify_py.edits import Edit
-from hipify_py.lazyre import compiled, lazy
-from hipify_py.mappings import mappings_dir
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.versioned import read_table
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.source import newline_of
-from hipify_py.versioned import read_table
+from hipify_py.util.lazyre import compiled, lazy
 
 TABLE_NAME = "header-shims.yaml"
 GUARD_PREFIX = "HIPIFY_PY_SHIM_"

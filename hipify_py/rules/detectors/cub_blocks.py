@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hipify_py.context import Context
-from hipify_py.lazyre import lazy
-from hipify_py.parser import Node
+from hipify_py.analysis.context import Context
+from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.util.lazyre import lazy
 
 WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
 _ALGORITHM = lazy(rb"BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE(?:_TIMESLICED)?")
