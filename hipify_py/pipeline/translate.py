@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -218,25 +219,22 @@ def _drop_api_findings_in_cuda_only_code(ctx: Context, combined: RuleResult) -> 
     dead = ctx.branches.dead  # computed once per file, shared with the detectors
     if not dead:
         return
-    kept = []
-    for d in combined.diagnostics:
-        if d.rule in _API_RULES and any(a <= d.start < b for a, b in dead):
-            if d.rule == "HIP101":
-                combined.counts["unsupported"] -= 1
-                if combined.counts["unsupported"] <= 0:
-                    del combined.counts["unsupported"]
-            continue
-        kept.append(d)
-    combined.diagnostics[:] = kept
+    _drop_findings(combined, lambda d: d.rule in _API_RULES and any(a <= d.start < b for a, b in dead))
 
 
 def _drop_settled_findings(combined: RuleResult) -> None:
     """Findings inside spans a rule's edits settled (RuleResult.settled) are no longer true."""
     if not combined.settled:
         return
+    settled = combined.settled
+    _drop_findings(combined, lambda d: any(a <= d.start < b and d.rule in rules for a, b, rules in settled))
+
+
+def _drop_findings(combined: RuleResult, drop: Callable[[Diagnostic], bool]) -> None:
+    """Remove the findings `drop` picks; a dropped HIP101 no longer counts as unsupported."""
     kept = []
     for d in combined.diagnostics:
-        if any(a <= d.start < b and d.rule in rules for a, b, rules in combined.settled):
+        if drop(d):
             if d.rule == "HIP101":
                 combined.counts["unsupported"] -= 1
                 if combined.counts["unsupported"] <= 0:
