@@ -110,15 +110,10 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
         return outcome
     if mode is Mode.OUTPUT_TREE and cache.target_has(target, result.out_hash):
         return outcome
-    try:
-        source = read_source(found.path)
-    except InputError:
+    texts = _cached_texts(found, result, cache)
+    if texts is None:
         return None
-    text = source
-    if result.changed:
-        text = get_blob(cache.root, result.out_hash) or cache.written_copy(result.out_hash)
-    if text is None:
-        return None
+    source, text = texts
     try:
         deliver(found, source, text, target, settings, outcome)
     except OSError:
@@ -126,6 +121,20 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
     if mode is Mode.OUTPUT_TREE:
         cache.note_written(target, result.out_hash)
     return outcome
+
+
+def _cached_texts(found: Found, result: Result, cache: ResultCache) -> tuple[bytes, bytes] | None:
+    """(the file as on disk, its translation from the cache); None when either cannot be had."""
+    try:
+        source = read_source(found.path)
+    except InputError:
+        return None
+    text = (
+        get_blob(cache.root, result.out_hash) or cache.written_copy(result.out_hash)
+        if result.changed
+        else source
+    )
+    return None if text is None else (source, text)
 
 
 def _mirror_from_cache(
@@ -137,15 +146,10 @@ def _mirror_from_cache(
     outcome: FileOutcome,
 ) -> FileOutcome | None:
     """A cache hit in a --diff/--check --verify run: the text goes to the mirror (and the diff is rebuilt)."""
-    try:
-        source = read_source(found.path)
-    except InputError:
+    texts = _cached_texts(found, result, cache)
+    if texts is None:
         return None
-    text = source
-    if result.changed:
-        text = get_blob(cache.root, result.out_hash) or cache.written_copy(result.out_hash)
-    if text is None:
-        return None
+    source, text = texts
     try:
         deliver(found, source, text, target, settings, outcome)  # the diff, in --diff mode
         to_mirror(target, text, settings.mirror)  # type: ignore[arg-type]
