@@ -248,6 +248,17 @@ def _dot_model(name: str, a: int, b: int, c: int, signed: bool) -> int:
     return total - (1 << 32) if signed and total >> 31 else total
 
 
+def _host_run(tmp_path: Path, lines: list[str]) -> list[str]:
+    """Build `lines` as a host program (__host__/__device__ defined away), run it: its output words."""
+    assert CXX is not None
+    src, exe = tmp_path / "shims.cpp", tmp_path / "shims"
+    src.write_text("\n".join(lines))
+    cmd = [CXX, "-std=c++17", "-O1", "-D__host__=", "-D__device__=", str(src), "-o", str(exe)]
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_dot_product_shims_match_cuda_semantics(tmp_path: Path) -> None:
     """__dp4a/__dp2a_* shims (no HIP declares them) against the model, signed and unsigned overloads."""
     if CXX is None:
@@ -268,10 +279,62 @@ def test_dot_product_shims_match_cuda_semantics(tmp_path: Path) -> None:
     lines.append('  char4 x{1, -2, 3, -4}; char4 y{-5, 6, -7, 8}; printf("%d\\n", __dp4a(x, y, 1));')
     lines += ["  return 0;", "}"]
     expected.append(str(1 - 5 - 12 - 21 - 32))
-    src, exe = tmp_path / "dot.cpp", tmp_path / "dot"
-    src.write_text("\n".join(lines))
-    cmd = [CXX, "-std=c++17", "-O1", "-D__host__=", "-D__device__=", str(src), "-o", str(exe)]
-    build = subprocess.run(cmd, capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    got = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
-    assert got == expected
+    assert _host_run(tmp_path, lines) == expected
+
+
+_BF16_RANGES = {  # to -> (lowest, highest) of the C type
+    "int": (-(2**31), 2**31 - 1),
+    "uint": (0, 2**32 - 1),
+    "short": (-(2**15), 2**15 - 1),
+    "ushort": (0, 2**16 - 1),
+    "ll": (-(2**63), 2**63 - 1),
+    "ull": (0, 2**64 - 1),
+}
+
+
+def _bf16_value(bits: int) -> float:
+    import struct
+
+    return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+
+
+def _bf16_int_model(to: str, rounding: str, bits: int) -> int:
+    """PTX cvt.<rounding>i.<int>.f32 of an exact bf16 value: NaN -> 0, saturated."""
+    import decimal
+    import math
+
+    x = _bf16_value(bits)
+    if math.isnan(x):
+        return 0
+    lo, hi = _BF16_RANGES[to]
+    if math.isinf(x):
+        return lo if x < 0 else hi
+    mode = {"rn": decimal.ROUND_HALF_EVEN, "rd": decimal.ROUND_FLOOR, "ru": decimal.ROUND_CEILING}
+    rounded = int(decimal.Decimal(x).to_integral_value(mode.get(rounding, decimal.ROUND_DOWN)))
+    return _clamp(rounded, lo, hi)
+
+
+def test_bf16_integer_shims_match_cuda_semantics(tmp_path: Path) -> None:
+    """__bfloat162<int>_<mode> shims (no HIP declares them) against a model of PTX cvt, on the host."""
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    shims = [s for s in load_table() if s.name.startswith("__bfloat162") and s.name[-3:-2] == "_"]
+    shims = [s for s in shims if s.name[len("__bfloat162") : -3] in _BF16_RANGES]
+    assert len(shims) == 24
+    patterns = [0x0000, 0x8000, 0x3F00, 0xBF00, 0x3FC0, 0x4020, 0x4060, 0xC020, 0xC060, 0x4B40, 0x4EFF]
+    patterns += [0x4F00, 0xCF00, 0x5F00, 0xDF00, 0x7F80, 0xFF80, 0x7FC0, 0x477F, 0x4780, 0xC700, 0x3E80]
+    lines = ["#include <cmath>", "#include <cstdio>", "#include <cstring>", "using std::rintf;"]
+    lines += ["struct __hip_bfloat16 { unsigned short x; };"]
+    lines += ["static float __bfloat162float(__hip_bfloat16 h) {"]
+    lines += ["  unsigned int u = unsigned(h.x) << 16; float f; std::memcpy(&f, &u, 4); return f; }"]
+    lines += [definition(s, "7.2").decode() for s in shims]
+    lines.append("int main() {")
+    expected = []
+    for s in shims:
+        to, rounding = s.name[len("__bfloat162") : -3], s.name[-2:]
+        for bits in patterns:
+            lines.append(f'  printf("%lld\\n", (long long){s.name}(__hip_bfloat16{{{bits}}}));')
+            want = _bf16_int_model(to, rounding, bits)
+            expected.append(str(want - 2**64 if want >= 2**63 else want))  # printed as long long
+    lines += ["  return 0;", "}"]
+    assert _host_run(tmp_path, lines) == expected

@@ -46,9 +46,8 @@ class Shim(NamedTuple):
     @property
     def lacks(self) -> str:
         """Why the target lacks the name, for comments and findings."""
-        if self.until:
-            return f"added in HIP {self.until}"
-        return "in no HIP release" if not self.since else f"removed in HIP {self.since}"
+        # `since` only says where the shim applies (e.g. from the release with hip_bf16.h), not a removal
+        return f"added in HIP {self.until}" if self.until else "in no HIP release"
 
     @property
     def macro(self) -> str:
@@ -96,6 +95,49 @@ def simd_code(
     )
     template = _SIMD_UNARY if unary else _SIMD_BINARY
     return template.substitute(name=name, bits=bits, lane=s_type if signed else u_type, combine=combine)
+
+
+# bf16 -> integer conversions: C type, lowest value, exclusive upper bound (both exact in float), highest
+_BF16_INTS = {
+    "int": ("int", "(-2147483647 - 1)", "2147483648.0f", "2147483647"),
+    "uint": ("unsigned int", "0u", "4294967296.0f", "4294967295u"),
+    "short": ("short", "(-32767 - 1)", "32768.0f", "32767"),
+    "ushort": ("unsigned short", "0", "65536.0f", "65535"),
+    "ll": ("long long", "(-9223372036854775807LL - 1)", "9223372036854775808.0f", "9223372036854775807LL"),
+    "ull": ("unsigned long long", "0ull", "18446744073709551616.0f", "18446744073709551615ull"),
+}
+_ROUNDING = {"rn": "rintf", "rd": "floorf", "ru": "ceilf", "rz": "truncf"}
+_BF16_INT = Template(
+    "static __host__ __device__ inline ${type} ${name}(const __hip_bfloat16 h) {\n"
+    "  // as PTX cvt: rounded, NaN -> 0, saturated to the type's range\n"
+    "  const float f = ${round}(__bfloat162float(h));\n"
+    "  if (f != f) return 0;\n"
+    "  if (f <= static_cast<float>(${lo})) return ${lo};\n"
+    "  return f >= ${hi} ? ${max} : static_cast<${type}>(f);\n"
+    "}\n"
+)
+
+
+def bf16_int_code(to: str, rounding: str) -> tuple[str, str]:
+    """(name, definition) of CUDA's `__bfloat162<to>_<rounding>` over hip_bf16.h's __bfloat162float."""
+    c_type, lo, hi, top = _BF16_INTS[to]
+    name = f"__bfloat162{to}_{rounding}"
+    code = _BF16_INT.substitute(type=c_type, name=name, round=_ROUNDING[rounding], lo=lo, hi=hi, max=top)
+    return name, code
+
+
+def _bf16_ints(raw: Mapping[str, object], sources: Mapping[str, str]) -> list[Shim]:
+    source = sources.get(str(raw.get("source")))
+    targets = raw.get("to")
+    if source is None or not isinstance(targets, list) or not set(map(str, targets)) <= set(_BF16_INTS):
+        known = sorted(_BF16_INTS)
+        raise TableError(f"{TABLE_NAME}: `bf16_int` needs a known `source` and `to` from {known}")
+    shims = []
+    for to in targets:
+        for rounding in _ROUNDING:
+            name, code = bf16_int_code(str(to), rounding)
+            shims.append(Shim(name, code, source, _text(raw, "since"), _text(raw, "until")))
+    return shims
 
 
 def _text(raw: Mapping[str, object], key: str) -> str | None:
@@ -151,6 +193,9 @@ def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
     if doc.get("simd") and not simd_source:
         raise TableError(f"{TABLE_NAME}: `simd_source` must name one of `sources`")
     rows += [_simd(raw, simd_source, i) for i, raw in enumerate(doc.get("simd") or ())]
+    bf16_ints = doc.get("bf16_int")
+    if bf16_ints is not None:
+        rows += _bf16_ints(bf16_ints if isinstance(bf16_ints, Mapping) else {}, sources)
     return tuple(rows)
 
 
