@@ -176,3 +176,16 @@ def test_shipped_programs_seed_an_empty_store(tmp_path: Path) -> None:
     assert store.compile(rb"cuda\w+", 0).findall(b"cudaMalloc(p)") == [b"cudaMalloc"]
     store.save()
     assert set(ProgramStore(tmp_path / "cache" / "regex.marshal").known) == {(rb"cuda\w+", 0)}
+
+
+def test_shipped_programs_stay_known_beside_the_cache(tmp_path: Path) -> None:
+    """The cache's file holds only what earlier runs used (and what pool workers used is never saved
+    there): the shipped programs must stay known next to it, or every later run compiles them again."""
+    shipped = ProgramStore(tmp_path / "shipped.marshal")
+    shipped.compile(rb"cuda\w+", 0)
+    shipped.save()
+    cache = ProgramStore(tmp_path / "cache" / "regex.marshal")
+    cache.compile(rb"hip\w+", 0)
+    cache.save()
+    store = ProgramStore(tmp_path / "cache" / "regex.marshal", tmp_path / "shipped.marshal")
+    assert set(store.known) == {(rb"cuda\w+", 0), (rb"hip\w+", 0)}

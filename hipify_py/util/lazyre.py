@@ -87,8 +87,10 @@ class ProgramStore:
 
     def __init__(self, path: Any, shipped: Any = None) -> None:
         self.path = path  # a Path, or None: nothing is read or written
-        # why the shipped programs only when the cache has none: the cache's file holds them once saved
-        self.known: dict[tuple[Any, int], Program] = self._read(path) or self._read(shipped)
+        # why both: the cache's file holds what this machine's runs used and saved (the run's own
+        # process only: pool workers save nothing), never the whole shipped set; read alone, it left the
+        # workers of every run after the first compiling the ~180 shipped patterns again
+        self.known: dict[tuple[Any, int], Program] = {**self._read(shipped), **self._read(path)}
         self.new: dict[tuple[Any, int], Program] = {}  # built or used by this process, in order
 
     @staticmethod
