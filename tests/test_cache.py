@@ -67,6 +67,27 @@ def test_second_run_is_all_hits_with_same_results(tmp_path: Path) -> None:
     assert [o.status for o in second] == [Status.CHANGED, Status.CHANGED, Status.UNCHANGED]
 
 
+def test_first_run_reads_each_file_once_and_the_second_reads_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing cached for the project, the run does not read and hash every file before the work
+    (the work does, and its stat from before the read indexes the file), so the next run is stat-only."""
+    root = _tree(tmp_path / "t")
+    reads: list[str] = []
+    real_open = open
+
+    def counting_open(path: object, *args: object, **kwargs: object) -> object:
+        if str(path).startswith(str(root)):
+            reads.append(str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(cache_mod, "open", counting_open, raising=False)
+    first = _run(root)
+    assert _cached(first) == [False] * 3 and reads == []  # the cache itself read nothing of the tree
+    second = _run(root)
+    assert _cached(second) == [True] * 3 and reads == []  # every file known by its stat
+
+
 def test_content_change_is_a_miss(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
     _run(root)

@@ -172,7 +172,25 @@ def test_shipped_programs_seed_an_empty_store(tmp_path: Path) -> None:
     shipped.compile(rb"cuda\w+", 0)
     shipped.save()
     store = ProgramStore(tmp_path / "cache" / "regex.marshal", tmp_path / "shipped.marshal")
-    assert set(store.known) == {(rb"cuda\w+", 0)}
     assert store.compile(rb"cuda\w+", 0).findall(b"cudaMalloc(p)") == [b"cudaMalloc"]
+    assert set(store.known) == {(rb"cuda\w+", 0)}
     store.save()
     assert set(ProgramStore(tmp_path / "cache" / "regex.marshal").known) == {(rb"cuda\w+", 0)}
+
+
+def test_shipped_programs_stay_known_beside_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's file holds only what earlier runs used (and what pool workers used is never saved
+    there): the shipped programs must stay known next to it, or every later run compiles them again."""
+    shipped = ProgramStore(tmp_path / "shipped.marshal")
+    shipped.compile(rb"cuda\w+", 0)
+    shipped.save()
+    cache = ProgramStore(tmp_path / "cache" / "regex.marshal")
+    cache.compile(rb"hip\w+", 0)
+    cache.save()
+    store = ProgramStore(tmp_path / "cache" / "regex.marshal", tmp_path / "shipped.marshal")
+    assert set(store.known) == {(rb"hip\w+", 0)}  # the shipped file is read only when needed
+    monkeypatch.setattr(lazyre, "_program", lambda *_: pytest.fail("a shipped program was compiled"))
+    assert store.compile(rb"cuda\w+", 0).findall(b"cudaMalloc(p)") == [b"cudaMalloc"]
+    assert set(store.known) == {(rb"cuda\w+", 0), (rb"hip\w+", 0)}

@@ -62,7 +62,7 @@ def fix_brace_assignments(ctx: Context) -> RuleResult:
     if b"{" not in ctx.source:
         return result
     facts = load_facts(ctx.options.hip_version)
-    if not facts or not any(name in ctx.identifiers for name in facts):
+    if not facts or ctx.identifiers.isdisjoint(facts):
         return result  # the declared type is spelled in the file or not known at all
     for m in _ASSIGN.finditer(ctx.source):
         eq, brace = m.start(), m.end() - 1

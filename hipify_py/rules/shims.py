@@ -10,7 +10,7 @@ and no finding at its uses either.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
@@ -36,7 +36,7 @@ def insert_shims(ctx: Context) -> RuleResult:
     if not target:
         return result
     shims = shims_for(target)
-    triggers = _triggers(ctx, shims)
+    triggers = _triggers(ctx, target)
     if not triggers:
         return result
     pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])")
@@ -69,11 +69,17 @@ def insert_shims(ctx: Context) -> RuleResult:
     return result
 
 
-def _triggers(ctx: Context, shims: Mapping[str, Shim]) -> dict[bytes, str]:
+@functools.lru_cache(maxsize=16)
+def _wanted(target: str) -> dict[bytes, str]:
+    """The HIP names of the shims `target` needs, as the tokens a file spells them (once per target)."""
+    return {name.encode(): name for name in shims_for(target)}
+
+
+def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
     """Tokens of this file that call for a shim: the HIP name, or a CUDA name the tables map to it."""
-    if not shims:
+    wanted = _wanted(target)
+    if not wanted:
         return {}
-    wanted = {name.encode(): name for name in shims}
     found: dict[bytes, str] = {}
     names = ctx.tables.names
     # why the intersections (C-level): a file has thousands of identifiers, a few of them mapped names
@@ -155,7 +161,9 @@ def _cases(ctx: Context, shim: Shim, target: str) -> str:
         checked = absent.get(hip, "")
         return not (checked and compare_versions(target, checked) <= 0)
 
-    pairs = [e for e in mappings.by_cuda.values() if e.cuda.startswith(shim.cases.cuda)]
+    # why by key: the keys are the CUDA names; making an Entry for each of the ~9k rows took ~60 ms
+    by_cuda, prefix = mappings.by_cuda, shim.cases.cuda
+    pairs = [by_cuda[name] for name in by_cuda if name.startswith(prefix)]
     return case_lines(shim.cases, ((e.cuda, e.hip) for e in pairs), exists)
 
 

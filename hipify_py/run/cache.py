@@ -71,6 +71,11 @@ def _trusted(st: os.stat_result, now: float) -> bool:
     return now - st.st_mtime_ns / 1e9 > RACY_SECONDS
 
 
+def stat_entry(st: os.stat_result) -> tuple[int, int, int]:
+    """What the files index keeps of a stat taken before the file was read: -1s when it is racy."""
+    return _stat_key(st) if _trusted(st, time.time()) else (-1, -1, -1)
+
+
 class ResultCache:
     """The per-project cache of one run: load once, look up/store many times, save once."""
 
@@ -121,12 +126,15 @@ class ResultCache:
 
     def note_file(self, path: Path, digest: str, st: os.stat_result | None = None) -> None:
         """Remember the content hash of a file (e.g. one this run just wrote)."""
-        name = os.path.abspath(path)
         try:
-            st = st or os.stat(name)
+            st = st or os.stat(path)
         except OSError:
             return
-        stat_key = _stat_key(st) if _trusted(st, time.time()) else (-1, -1, -1)
+        self.note_read(path, stat_entry(st), digest)
+
+    def note_read(self, path: Path | str, stat_key: tuple[int, int, int], digest: str) -> None:
+        """Remember the content hash of a file a worker read, with its `stat_entry` from before the read."""
+        name = os.path.abspath(path)
         entry = (*stat_key, digest)
         if self.files.get(name) != entry:
             self.files[name] = entry

@@ -66,6 +66,8 @@ def remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: R
         outcome.defines,
     )
     cache.put(found.path, outcome.in_hash, result)
+    if outcome.in_stat is not None:  # the worker's stat from before its read (from_cache may not have run)
+        cache.note_read(found.path, outcome.in_stat, outcome.in_hash)
     if outcome.output is None:
         return
     if settings.mode is Mode.OUTPUT_TREE:

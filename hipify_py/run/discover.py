@@ -79,11 +79,12 @@ def discover(
             if problem is not None:
                 problems.append(problem)
                 continue
-            rel = file.relative_to(path).as_posix()
-            if exclude and _excluded(rel, exclude):
-                continue
-            if include and not any(fnmatch.fnmatch(rel, pat) for pat in include):
-                continue
+            if exclude or include:  # why the test: the relative path costs more than the walk's stat
+                rel = file.relative_to(path).as_posix()
+                if exclude and _excluded(rel, exclude):
+                    continue
+                if include and not any(fnmatch.fnmatch(rel, pat) for pat in include):
+                    continue
             if ignored and file.resolve() in ignored:
                 continue
             kind = file_kind(file, extensions, build_files)

@@ -67,6 +67,7 @@ class FileOutcome:
     cached: bool = False  # result taken from the cache, nothing translated
     out_hash: str = ""  # content hash of the converted text (when the cache is on)
     in_hash: str = ""  # content hash of the source as read (when the cache is on)
+    in_stat: tuple[int, int, int] | None = None  # cache.stat_entry of the source from before it was read
     # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
     # next run knows the files this one wrote (they are hits, not new content)
     rewritten: Result | None = None

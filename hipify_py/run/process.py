@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.edits import apply_edits
-from hipify_py.run.cache import Result, content_hash, put_blob
+from hipify_py.run.cache import Result, content_hash, put_blob, stat_entry
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_tuples
 from hipify_py.run.output_names import RenamePlan, include_edits
@@ -85,11 +85,13 @@ def _convert(
 def process(found: Found, settings: RunSettings) -> FileOutcome:
     """Convert one file according to the run mode. Never raises for a bad file."""
     path = found.path
+    before = _stat_before_read(path) if settings.cache_dir is not None else None
     try:
         source = read_source(path)
     except InputError as err:
         status = Status.SKIPPED if err.skip else Status.ERROR
         return FileOutcome(path, status, message=str(err), kind=found.kind)
+    in_stat = None if before is None else stat_entry(before)  # why now: racy is judged at the read
     try:
         text, diagnostics, counts, moves, defines = _convert(found, source, settings)
     except Exception as err:  # a rule bug must not stop the run; report it with the file
@@ -110,6 +112,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     outcome.output = target
     if settings.cache_dir is not None:
         outcome.in_hash, outcome.out_hash = content_hash(source), content_hash(text)
+        outcome.in_stat = in_stat
         # why not -o: the written output is the copy (ResultCache.written_copy); a blob per file
         # would double the file creations of a cold run, the dominant cost after translation
         if text != source and (settings.mode in (Mode.DIFF, Mode.STDOUT) or settings.mirror):
@@ -130,6 +133,16 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     ):
         outcome.rewritten = _result_of_written(found, text, settings, outcome)
     return outcome
+
+
+def _stat_before_read(path: Path) -> os.stat_result | None:
+    """The source's stat from before it is read, for the result cache's files index (the stat with the
+    content hash, as ResultCache.file_hash keeps them): then the run's process need not read every file
+    again to index it (runner.run). None when there is none: read_source says what is wrong."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def _result_of_written(

@@ -51,7 +51,10 @@ def run(
         remove_stale_temps({output_path(found, settings).parent for found in files})
     cache = open_cache(files, settings)
     ready: list[FileOutcome | None] = [None] * len(files)
-    if cache is not None:
+    if cache is not None and cache.results:
+        # why only then: with no result stored for the project nothing can hit, and looking up meant
+        # reading and hashing every file here, before any worker started (the workers hash what they
+        # read, and remember() indexes it); a fresh install's first run and a cleared cache
         ready = [from_cache(found, settings, cache) for found in files]
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
     if len(todo) < REMEMBER_WRITTEN_FROM:

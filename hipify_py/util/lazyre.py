@@ -87,8 +87,12 @@ class ProgramStore:
 
     def __init__(self, path: Any, shipped: Any = None) -> None:
         self.path = path  # a Path, or None: nothing is read or written
-        # why the shipped programs only when the cache has none: the cache's file holds them once saved
-        self.known: dict[tuple[Any, int], Program] = self._read(path) or self._read(shipped)
+        self.known: dict[tuple[Any, int], Program] = self._read(path)
+        # why the shipped programs too, read at the first pattern the cache's file lacks: that file holds
+        # what this machine's runs used and saved (the run's own process only: pool workers save
+        # nothing), not the whole shipped set; the workers of every run after the first compiled the
+        # ~180 shipped patterns again. Read lazily: a run the cache's file covers does not pay for it
+        self.shipped = shipped
         self.new: dict[tuple[Any, int], Program] = {}  # built or used by this process, in order
 
     @staticmethod
@@ -109,6 +113,10 @@ class ProgramStore:
 
         key = (pattern, flags)
         program = self.known.get(key)
+        if program is None and self.shipped is not None:
+            self.known = {**self._read(self.shipped), **self.known}
+            self.shipped = None
+            program = self.known.get(key)
         compiled = None
         if program is not None:
             try:
