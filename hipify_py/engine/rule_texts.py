@@ -322,6 +322,18 @@ API_RULES: tuple[Rule, ...] = (
         "functions that need it, the releases whose headers were read).",
     ),
     Rule(
+        "HIP137",
+        "nvcc-guard-rewritten",
+        Severity.INFO,
+        "__NVCC__ test around GPU code rewritten to __HIPCC__",
+        "Nothing to do; if the branch was meant for nvcc alone, restore __NVCC__ and port its code by hand.",
+        "hipcc defines __HIPCC__ but not __NVCC__. A whole `#ifdef __NVCC__` (`#ifndef`, `defined()`) "
+        "condition whose nvcc branch holds GPU code (execution-space qualifiers, launches, built-in "
+        "indices, CUDA API calls) and nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, "
+        "__CUDA_ARCH__) is the GPU build's path, so it tests __HIPCC__, as __CUDACC__ already does. "
+        "Other __NVCC__ tests are kept and reported (HIP303).",
+    ),
+    Rule(
         "HIP134",
         "equivalent-written",
         Severity.INFO,

@@ -40,6 +40,7 @@ from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.library_macros import define_library_macros
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
 from hipify_py.rules.mem_locations import adapt_location_calls
+from hipify_py.rules.nvcc_guards import rewrite_nvcc_guards
 from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
@@ -65,6 +66,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rewrite_includes,
         rename_identifiers,
         rewrite_guards,
+        rewrite_nvcc_guards,
         convert_launches,
         adapt_calls,
         construct_dim3,

@@ -1,0 +1,102 @@
+"""`#ifdef __NVCC__` around GPU code -> `#ifdef __HIPCC__` (HIP137).
+
+nvcc defines __NVCC__ and __CUDACC__; hipcc defines __HIPCC__ and neither of them. The tables already
+map __CUDACC__ to __HIPCC__. Code often tests __NVCC__ for the same purpose ("built by the GPU
+compiler"): `#ifdef __NVCC__ / #define BOTH __host__ __device__ / #else / #define BOTH / #endif`, or
+launch helpers only the GPU build sees. Under hipcc those branches are dropped and the build fails
+far from the cause (a host function called from a kernel, an undeclared helper).
+
+The test is rewritten when it is the whole condition (`#ifdef __NVCC__`, `#ifndef`, `[!]defined(...)`)
+and the branch that nvcc takes holds GPU code (execution-space qualifiers, kernel launches, built-in
+indices, CUDA API names) and nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, arch tests,
+a CUDA API without a HIP counterpart):
+then it is the GPU path, which hipcc must take. Other __NVCC__ tests stay as written and keep their
+HIP303 warning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hipify_py.analysis.context import Context
+from hipify_py.analysis.pp_branches import directives
+from hipify_py.engine.edits import Edit
+from hipify_py.rules import RuleResult
+from hipify_py.util.lazyre import lazy
+
+_NAME = b"__NVCC__"
+_TEST = lazy(
+    rb"\s*(!?)\s*(?:defined\s*\(\s*__NVCC__\s*\)|defined\s+__NVCC__)\s*(?://[^\n]*|/\*.*?\*/)?\s*", re.S
+)
+_GPU = lazy(
+    rb"\b(?:__device__|__global__|__host__|__shared__|__constant__|__forceinline__|__launch_bounds__|"
+    rb"__syncthreads|threadIdx|blockIdx|blockDim|gridDim|cuda[A-Z]\w*)\b|<<<"
+)
+_WORD = lazy(rb"[A-Za-z_]\w*")
+_NVIDIA_ONLY = lazy(
+    rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
+)
+SETTLED_RULES = frozenset({"HIP303"})
+
+
+def _branches(source: bytes) -> Iterator[tuple[int, int, bool, int, int]]:
+    """(directive start, directive end, tested positively, nvcc branch start, its end) per `__NVCC__` test
+    that is a whole #if/#ifdef/#ifndef/#elif condition."""
+    stack: list[list[tuple[int, int, bytes, bytes]]] = []  # per open #if: its directives so far
+    for directive in directives(source):
+        kind = directive[2]
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            stack.append([directive])
+            continue
+        if not stack:
+            continue  # an unbalanced #else/#endif (a fragment): nothing to pair
+        stack[-1].append(directive)
+        if kind == b"endif":
+            yield from _nvcc_tests(stack.pop())
+
+
+def _nvcc_tests(chain: list[tuple[int, int, bytes, bytes]]) -> Iterator[tuple[int, int, bool, int, int]]:
+    for i, (start, end, kind, text) in enumerate(chain[:-1]):
+        positive = _positive(kind, text)
+        if positive is None:
+            continue
+        if positive:
+            yield start, end, True, end, chain[i + 1][0]
+        elif kind != b"elif" and i + 1 < len(chain) - 1 and chain[i + 1][2] == b"else":
+            yield start, end, False, chain[i + 1][1], chain[i + 2][0]  # `#ifndef __NVCC__ ... #else <nvcc>`
+
+
+def _positive(kind: bytes, text: bytes) -> bool | None:
+    """True: the condition is `defined(__NVCC__)`; False: its negation; None: anything else."""
+    if kind in (b"ifdef", b"ifndef"):
+        words = re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", text, flags=re.S).split()
+        return (kind == b"ifdef") if words == [_NAME] else None
+    if kind not in (b"if", b"elif"):
+        return None
+    m = _TEST.fullmatch(text)
+    return None if m is None else not m.group(1)
+
+
+def _unported(ctx: Context, body: bytes) -> bool:
+    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code."""
+    names = ctx.tables.names
+    return any((e := names.get(w)) is not None and e.hip is None for w in set(_WORD.findall(body)))
+
+
+def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    if _NAME not in src:
+        return result
+    for start, end, positive, body_start, body_end in _branches(src):
+        body = src[body_start:body_end]
+        if _GPU.search(body) is None or _NVIDIA_ONLY.search(body) is not None or _unported(ctx, body):
+            continue
+        at = src.index(_NAME, start, end)
+        result.edits.append(Edit(at, at + len(_NAME), b"__HIPCC__"))
+        result.settled.append((start, end, SETTLED_RULES))
+        taken = "its branch" if positive else "its #else branch"
+        message = f"`__NVCC__` -> `__HIPCC__`: {taken} is GPU code, which hipcc must compile (as nvcc does)"
+        result.diagnostics.append(ctx.diag("HIP137", at, at + len(_NAME), message))
+    return result
