@@ -20,6 +20,7 @@ from hipify_py.analysis.context import Context
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.rules.detectors.templates import template_of
 from hipify_py.util.lazyre import lazy
 
 WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
@@ -55,39 +56,6 @@ class _File:
         return self.source[node.start_byte : node.end_byte]
 
 
-def _template_of(file: _File, node: Node, name: bytes) -> tuple[bytes, int] | None:
-    """(templated entity's name, parameter index) when `name` is a template parameter around `node`."""
-    cur = node.parent
-    while cur is not None:
-        if cur.type == "template_declaration":
-            params = cur.child_by_field_name("parameters")
-            names = [_param_name(file, p) for p in (params.named_children if params is not None else [])]
-            if name in names:
-                entity = _entity_name(file, cur)
-                return (entity, names.index(name)) if entity else None
-        cur = cur.parent
-    return None
-
-
-def _param_name(file: _File, param: Node) -> bytes | None:
-    declarator = param.child_by_field_name("declarator")
-    return file.text(declarator) if declarator is not None and declarator.type == "identifier" else None
-
-
-def _entity_name(file: _File, template: Node) -> bytes | None:
-    for child in template.named_children:
-        if child.type in ("class_specifier", "struct_specifier"):
-            name = child.child_by_field_name("name")
-            return file.text(name) if name is not None else None
-        if child.type in ("function_definition", "declaration"):
-            declarator = child.child_by_field_name("declarator")
-            while declarator is not None and declarator.type != "function_declarator":
-                declarator = declarator.child_by_field_name("declarator")
-            inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-            return file.text(inner).rpartition(b"::")[2] if inner is not None else None
-    return None
-
-
 def _values(file: _File, arg: Node, depth: int = 0) -> Iterator[tuple[int, Node]]:
     """(value, the literal's node) for every value the argument takes in this file."""
     text = b"".join(file.text(arg).split())
@@ -96,7 +64,7 @@ def _values(file: _File, arg: Node, depth: int = 0) -> Iterator[tuple[int, Node]
         return
     if depth >= _MAX_DEPTH or re.fullmatch(rb"[A-Za-z_]\w*", text) is None:
         return
-    owner = _template_of(file, arg, text)
+    owner = template_of(file.source, arg, text)
     if owner is None:
         constant = re.search(_CONSTANT.format(re.escape(text.decode())).encode(), file.source, re.M)
         if constant is not None:  # a #define or constexpr of the file: reported at its definition
