@@ -281,6 +281,22 @@ def test_half_atomics_promise_holds_on_rocm7() -> None:
     assert failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
 
 
+@pytest.mark.parametrize("version", ["6.4", "7.2"])
+def test_half_bf16_cast_promise_holds(version: str) -> None:
+    """HIP220: the release's hipcc rejects exactly the flagged casts (a template's at its instantiation);
+    the negative twin, which goes through float, compiles."""
+    from toolchains import by_version, require, syntax_check
+
+    hipcc = require(by_version(version))
+    output = FIXTURES / "detectors" / "hip72" / "half_bf16_casts.hip"
+    findings = output.with_suffix(".diagnostics").read_text().split()[::2]
+    proc = syntax_check(hipcc, output)
+    failed = {int(m) for m in re.findall(rf"{re.escape(output.name)}:(\d+):\d+: error", proc.stderr)}
+    assert proc.returncode != 0 and failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
+    negative = syntax_check(hipcc, output.with_name("half_bf16_casts_negative.hip"))
+    assert negative.returncode == 0, negative.stderr[-3000:]
+
+
 def test_cub_warp_transpose_promise_holds() -> None:
     """HIP219: ROCm 6.4 fails on exactly the flagged instantiations (clang's notes name their lines); the
     negative twin compiles."""

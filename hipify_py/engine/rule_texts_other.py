@@ -213,6 +213,18 @@ OTHER_RULES: tuple[Rule, ...] = (
         "multiple of 64 is reported where it is written.",
     ),
     Rule(
+        "HIP220",
+        "half-bf16-cast",
+        Severity.ERROR,
+        "bf16 value cast to half (or half to bf16): ambiguous in HIP",
+        "Convert through float: __float2half(__bfloat162float(b)), __float2bfloat16(__half2float(h)).",
+        "CUDA converts between __nv_bfloat16 and __half through float. HIP's __hip_bfloat16 converts to "
+        "many arithmetic types and __half constructs from as many, so the cast is ambiguous (checked with "
+        "ROCm 6.4 and 7.2; earlier releases are not claimed). Reported where both types are spelled: the "
+        "cast's type and the operand's declaration, with template parameters followed through the file's "
+        "explicit instantiations.",
+    ),
+    Rule(
         "HIP301",
         "cuda-version-macro",
         Severity.WARNING,

@@ -41,7 +41,7 @@ def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
         call = callargs.from_text(src, (m.start(), m.end()))
         if call is None or len(call.args) <= gap.arg:
             continue
-        found = _type_of(ctx, call.text(src, gap.arg), m.start(), gap.pointer)
+        found = spelled_type(ctx, call.text(src, gap.arg), m.start(), gap.pointer)
         if found is not None and found in gap.types:
             kind = f"{found.decode()} *" if gap.pointer else found.decode()
             msg = f"`{m.group(1).decode()}` has no HIP {target} overload for {kind}: {gap.what}"
@@ -49,7 +49,7 @@ def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
     return result
 
 
-def _type_of(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | None:
+def spelled_type(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | None:
     """The type the argument has (pointer=True: the type it points to), when the code spells it."""
     arg = arg.strip()
     cast = _CAST.match(arg)

@@ -17,6 +17,7 @@ from hipify_py.rules.detectors.cooperative_groups import cooperative_groups
 from hipify_py.rules.detectors.cub_blocks import cub_warp_transpose
 from hipify_py.rules.detectors.device_props import device_prop_fields
 from hipify_py.rules.detectors.dynamic_parallelism import dynamic_parallelism
+from hipify_py.rules.detectors.half_bf16 import half_bf16_casts
 from hipify_py.rules.detectors.host_math import host_math_calls
 from hipify_py.rules.detectors.inline_asm import inline_ptx
 from hipify_py.rules.detectors.launch_bounds import launch_bounds
@@ -51,6 +52,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
         (b"asm", b"__nanosleep", b"__prof_trigger", b"__pm", b"luster", b"__stwb", b"__stc", b"__stwt"),
     ),
     (overload_gaps, (b"__shfl", b"atomicAdd")),
+    (half_bf16_casts, (b"bfloat16",)),
     (host_math_calls, ()),  # a few set lookups: the names come from a per-version table
     (texture_references, (b"texture", b"surface")),
     (dynamic_parallelism, (b"__global__", b"__device__")),

@@ -25,6 +25,11 @@ def template_of(source: bytes, node: Node, name: bytes) -> tuple[bytes, int] | N
 
 
 def _param_name(source: bytes, param: Node) -> bytes | None:
+    if param.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+        name = param.child_by_field_name("name") or next(
+            (c for c in param.named_children if c.type == "type_identifier"), None
+        )
+        return _text(source, name) if name is not None else None
     declarator = param.child_by_field_name("declarator")
     return _text(source, declarator) if declarator is not None and declarator.type == "identifier" else None
 
@@ -41,3 +46,47 @@ def _entity_name(source: bytes, template: Node) -> bytes | None:
             inner = declarator.child_by_field_name("declarator") if declarator is not None else None
             return _text(source, inner).rpartition(b"::")[2] if inner is not None else None
     return None
+
+
+def template_uses(source: bytes, root: Node) -> dict[bytes, list[list[Node]]]:
+    """Template name (last `::` component) -> the argument lists it is instantiated with in the file."""
+    uses: dict[bytes, list[list[Node]]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("template_type", "template_function"):
+            name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+            if name is not None and args is not None:
+                arguments = [c for c in args.named_children if c.type != "comment"]
+                uses.setdefault(_text(source, name).rpartition(b"::")[2], []).append(arguments)
+        stack.extend(node.children)
+    return uses
+
+
+def type_bindings(
+    source: bytes, uses: dict[bytes, list[list[Node]]], node: Node, names: tuple[bytes, ...], depth: int = 3
+) -> list[tuple[bytes, ...]]:
+    """The types `names` (written inside `node`'s templates) stand for, one tuple per instantiation chain
+    the file shows: a name that is no template parameter stands for itself. Empty when a parameter has
+    no instantiation in the file."""
+    owners = {n: template_of(source, node, n) for n in names}
+    entities = {o[0] for o in owners.values() if o is not None}
+    if not entities:
+        return [names]
+    if len(entities) > 1 or depth == 0:
+        return []  # parameters of nested templates: not followed
+    entity = entities.pop()
+    found: list[tuple[bytes, ...]] = []
+    for arguments in uses.get(entity, []):
+        picked = []
+        for n in names:
+            owner = owners[n]
+            if owner is None:
+                picked.append(n)
+            elif owner[1] < len(arguments):
+                picked.append(b" ".join(_text(source, arguments[owner[1]]).split()))
+            else:
+                break
+        else:
+            found += type_bindings(source, uses, arguments[0], tuple(picked), depth - 1)
+    return list(dict.fromkeys(found))
