@@ -20,7 +20,7 @@ from hipify_py.analysis.context import Context
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
-from hipify_py.rules.detectors.templates import template_of
+from hipify_py.rules.detectors.templates import instantiations, template_of
 from hipify_py.util.lazyre import lazy
 
 WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
@@ -39,18 +39,10 @@ class _File:
         self.source = source
         self.uses: dict[bytes, list[list[Node]]] = {}  # template name -> argument lists
         self.blocks: list[list[Node]] = []  # BlockLoad/BlockStore argument lists
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type in ("template_type", "template_function"):
-                name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-                if name is not None and args is not None:
-                    text = self.text(name).rpartition(b"::")[2]
-                    arguments = [c for c in args.named_children if c.type != "comment"]
-                    (self.blocks if text in _BLOCKS else self.uses.setdefault(text, [])).append(arguments)
-                    if text in _BLOCKS:
-                        self.uses.setdefault(text, [])
-            stack.extend(node.children)
+        for text, arguments in instantiations(source, root):
+            (self.blocks if text in _BLOCKS else self.uses.setdefault(text, [])).append(arguments)
+            if text in _BLOCKS:
+                self.uses.setdefault(text, [])
 
     def text(self, node: Node) -> bytes:
         return self.source[node.start_byte : node.end_byte]

@@ -48,9 +48,9 @@ def _entity_name(source: bytes, template: Node) -> bytes | None:
     return None
 
 
-def template_uses(source: bytes, root: Node) -> dict[bytes, list[list[Node]]]:
-    """Template name (last `::` component) -> the argument lists it is instantiated with in the file."""
-    uses: dict[bytes, list[list[Node]]] = {}
+def instantiations(source: bytes, root: Node) -> list[tuple[bytes, list[Node]]]:
+    """(template name's last `::` component, its argument list) of every template-id, in walk order."""
+    found = []
     stack = [root]
     while stack:
         node = stack.pop()
@@ -58,8 +58,16 @@ def template_uses(source: bytes, root: Node) -> dict[bytes, list[list[Node]]]:
             name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
             if name is not None and args is not None:
                 arguments = [c for c in args.named_children if c.type != "comment"]
-                uses.setdefault(_text(source, name).rpartition(b"::")[2], []).append(arguments)
+                found.append((_text(source, name).rpartition(b"::")[2], arguments))
         stack.extend(node.children)
+    return found
+
+
+def template_uses(source: bytes, root: Node) -> dict[bytes, list[list[Node]]]:
+    """Template name -> the argument lists it is instantiated with in the file."""
+    uses: dict[bytes, list[list[Node]]] = {}
+    for name, arguments in instantiations(source, root):
+        uses.setdefault(name, []).append(arguments)
     return uses
 
 
