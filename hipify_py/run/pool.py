@@ -8,6 +8,7 @@ and the translation of a file milliseconds: started early, compiles overlap the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from hipify_py.run.outcome import FileOutcome, RunSettings
 
 INLINE_BELOW = 8  # files: fewer are translated in the run's own process
+# ... and so are up to INLINE_FILES files of fewer than INLINE_BYTES in all (see inline())
+INLINE_FILES, INLINE_BYTES = 128, 128 * 1024
 
 
 class SideWork(Protocol):
@@ -123,8 +126,24 @@ def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> Pr
 
 
 def inline(jobs: int, files: Sequence[Found]) -> bool:
-    """A pool costs ~50 ms to start; below a handful of files serial is faster."""
-    return jobs <= 1 or len(files) < INLINE_BELOW
+    """Translate in the run's own process? A pool costs about 40 ms of CPU before its first result (the
+    pool's imports, every rule table loaded for the workers to inherit, the forks, the workers' start and
+    exit) and pays off only when the translation it shares is larger. On 2 CPUs (docs/speed.md, round 3),
+    64 files of ~50 lines (100 KB) took 0.14 s in the run's own process and 0.18 s with two workers;
+    400 such files (590 KB), 0.35 s and 0.25 s. The file cap bounds the stat calls."""
+    if jobs <= 1 or len(files) < INLINE_BELOW:
+        return True
+    return len(files) <= INLINE_FILES and _bytes_below(files, INLINE_BYTES)
+
+
+def _bytes_below(files: Sequence[Found], limit: int) -> bool:
+    total = 0
+    for found in files:
+        with contextlib.suppress(OSError):  # why: a file gone or unreadable is reported by its worker
+            total += os.stat(found.path).st_size
+        if total >= limit:
+            return False
+    return True
 
 
 def _init_worker() -> None:
