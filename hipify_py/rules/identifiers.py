@@ -162,9 +162,34 @@ def _user_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
     found = set()
     for m in matches:
         entry = ctx.tables.names.get(m.group())
-        if entry is not None and entry.hip is None and _definition(ctx, m.start(), m.end()) is not None:
+        if entry is None or entry.hip is not None:
+            continue
+        if _definition(ctx, m.start(), m.end()) is not None or _macro_defines(ctx, m.start(), m.end()):
             found.add(m.group())
     return frozenset(found)
+
+
+_MACRO_CALL = lazy(rb"(?:^|[;}\n])[ \t]*([A-Za-z_]\w*)[ \t]*\([ \t]*\Z")
+_FUNCTION_MACRO = r"^[ \t]*#[ \t]*define[ \t]+{0}\(([^)]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)"
+
+
+def _macro_defines(ctx: Context, start: int, end: int) -> bool:
+    """`MAKE_FUNCTOR(saturate)` at file scope, with `#define MAKE_FUNCTOR(func) ... T func(...) {...}` in
+    the file: the macro defines a function of that name, the file's own."""
+    src = ctx.source
+    line = src.rfind(b"\n", 0, start) + 1
+    call = _MACRO_CALL.search(src, max(0, line - 1), start)
+    if call is None or not re.match(rb"[ \t]*\)", src[end:]):
+        return False
+    define = re.search(_FUNCTION_MACRO.format(re.escape(call.group(1).decode())).encode(), src, re.M)
+    if define is None:
+        return False
+    params = [p.strip() for p in define.group(1).split(b",")]
+    if len(params) != 1 or not params[0]:
+        return False
+    body = define.group(2).replace(b"\\\n", b" ")
+    declared = rb"[\w>&*][ \t*&]*\b" + re.escape(params[0]) + rb"[ \t]*\([^;{}]*\)[ \t]*(?:const[ \t]*)?\{"
+    return re.search(declared, body) is not None
 
 
 def _definition(ctx: Context, start: int, end: int) -> Node | None:
