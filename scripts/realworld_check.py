@@ -168,6 +168,7 @@ class Canon:
                 names[guard.encode()] = (hip.encode(),)
                 for t in {t for row in rows for t in (row.hip, row.roc) if t}:
                     names[t.encode()] = (hip.encode(),)
+        names[b"__NVCC__"] = (b"__HIPCC__",)  # rules/nvcc_guards.py: a test around GPU code (HIP137)
         # version-dependent renames (data/renames.py): every range's HIP name compares as the CUDA name
         from hipify_py.data.renames import load_table as load_renames
 
