@@ -74,7 +74,6 @@ NOT_COMPILABLE = {
     "includes/already_hip.hip": "hipblas/hipblas.h is not packaged in Debian",
     "includes/comments_and_quotes.hip": "includes a user header that does not exist",
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
-    "extras/grid_constant.hip": "__grid_constant__ has no HIP counterpart (reported as HIP101)",
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",

@@ -334,6 +334,19 @@ API_RULES: tuple[Rule, ...] = (
         "Other __NVCC__ tests are kept and reported (HIP303).",
     ),
     Rule(
+        "HIP138",
+        "template-keyword-inserted",
+        Severity.INFO,
+        "Member template of a dependent scope called without `template`: the keyword was inserted",
+        "Nothing to do; the keyword is standard C++ and nvcc accepts it too.",
+        "In a template, `X<T>::f<N>(args)` names a member template through a scope that depends on a "
+        "template parameter; C++ requires `X<T>::template f<N>(args)`. nvcc's front end accepts the "
+        "call without the keyword and reads a template; clang, which every hipcc uses, reads the `<` as "
+        'less-than and fails ("reference to overloaded function could not be resolved", "use '
+        "'template' keyword to treat 'f' as a dependent template name\"). Only calls through `::` "
+        "are rewritten; `obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
+    ),
+    Rule(
         "HIP134",
         "equivalent-written",
         Severity.INFO,

@@ -42,6 +42,7 @@ from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before
 from hipify_py.rules.mem_locations import adapt_location_calls
 from hipify_py.rules.nvcc_guards import rewrite_nvcc_guards
 from hipify_py.rules.shims import insert_shims
+from hipify_py.rules.template_keyword import insert_template_keywords
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.util.lazyre import lazy
@@ -78,6 +79,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         insert_shims,
         insert_header_shims,
         drop_register,
+        insert_template_keywords,
         guard_device_redefinitions,
         check_collisions,
         check_vector_operators,

@@ -24,13 +24,36 @@ def template_of(source: bytes, node: Node, name: bytes) -> tuple[bytes, int] | N
     return None
 
 
+def template_parameters(source: bytes, node: Node) -> frozenset[bytes]:
+    """Names of every template parameter of the templates around `node` (innermost to outermost)."""
+    names: set[bytes] = set()
+    cur = node.parent
+    while cur is not None:
+        if cur.type == "template_declaration":
+            params = cur.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else ():
+                name = _param_name(source, param)
+                if name:
+                    names.add(name)
+        cur = cur.parent
+    return frozenset(names)
+
+
 def _param_name(source: bytes, param: Node) -> bytes | None:
-    if param.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+    if param.type == "template_template_parameter_declaration":  # template <class> class W
+        param = next((c for c in param.named_children if c.type == "type_parameter_declaration"), param)
+    if param.type in (
+        "type_parameter_declaration",
+        "optional_type_parameter_declaration",
+        "variadic_type_parameter_declaration",
+    ):
         name = param.child_by_field_name("name") or next(
             (c for c in param.named_children if c.type == "type_identifier"), None
         )
         return _text(source, name) if name is not None else None
     declarator = param.child_by_field_name("declarator")
+    if declarator is not None and declarator.type == "variadic_declarator":  # int... Ns
+        declarator = next((c for c in declarator.named_children if c.type == "identifier"), None)
     return _text(source, declarator) if declarator is not None and declarator.type == "identifier" else None
 
 

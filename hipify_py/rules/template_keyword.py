@@ -1,0 +1,77 @@
+"""`X<T>::f<N>(...)` in a template becomes `X<T>::template f<N>(...)` (HIP138, info).
+
+A member template named through a dependent scope (the scope, or one of its template arguments, is a
+template parameter of the code around the call) needs the `template` keyword before its name
+([temp.names]): otherwise the `<` is a less-than. nvcc's front end accepts the call without it and reads
+a template; clang (every HIP release) reads a comparison and fails: `reference to overloaded function
+could not be resolved`, or `use 'template' keyword to treat 'f' as a dependent template name`. The
+keyword is what the standard asks for and what nvcc understood, so it is inserted. Only calls are
+rewritten (the name parses as a template call: `f<...>(`); member access through a dependent object
+(`obj.f<N>()`) needs the object's type and is not covered.
+"""
+
+from __future__ import annotations
+
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.templates import template_parameters
+from hipify_py.util.lazyre import lazy
+
+_CANDIDATE = lazy(rb"::[ \t]*([A-Za-z_]\w*)[ \t]*<")
+_NAMES = ("identifier", "type_identifier", "namespace_identifier")
+
+
+def insert_template_keywords(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    source = ctx.source
+    if b"template" not in source or b"::" not in source:
+        return result
+    for m in _CANDIDATE.finditer(source):
+        start, end = m.span(1)
+        if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
+            continue
+        scopes = _call_scopes(ctx.root.descendant_for_byte_range(start, end))
+        if not scopes:
+            continue
+        params = template_parameters(source, scopes[0])
+        if params and any(_mentions(source, scope, params) for scope in scopes):
+            result.edits.append(Edit(start, start, b"template "))
+            name = source[start:end].decode()
+            message = f"'{name}' is a member template of a dependent scope: written 'template {name}'"
+            result.diagnostics.append(ctx.diag("HIP138", start, end, message))
+            result.counts["template_keyword"] += 1
+    return result
+
+
+def _call_scopes(name: Node | None) -> list[Node]:
+    """The scopes of `A<T>::B::name<...>(...)` when `name` is such a call's template name, else []."""
+    if name is None or name.type != "identifier":
+        return []
+    func = name.parent
+    if func is None or func.type != "template_function" or func.child_by_field_name("name") != name:
+        return []
+    scopes: list[Node] = []
+    node = func
+    while (parent := node.parent) is not None and parent.type == "qualified_identifier":
+        if parent.child_by_field_name("name") != node:
+            return []
+        scope = parent.child_by_field_name("scope")
+        if scope is not None:
+            scopes.append(scope)
+        node = parent
+    call = node.parent
+    if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
+        return []
+    return scopes
+
+
+def _mentions(source: bytes, scope: Node, params: frozenset[bytes]) -> bool:
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if node.type in _NAMES and source[node.start_byte : node.end_byte] in params:
+            return True
+        stack.extend(node.children)
+    return False
