@@ -124,6 +124,8 @@ _LAUNCH_TOKENS = frozenset({b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"("
 _SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
 # the storage class clang rejects in C++17 (rules/cxx.py drops it with the blanks after it)
 _REGISTER = re.compile(rb"(?<![\w$])register[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm__)\b)")
+# `::template f<` (rules/template_keyword.py inserts the keyword before a dependent member template)
+_TEMPLATE_KEYWORD = re.compile(rb"::[ \t]*template[ \t]+(?=[A-Za-z_]\w*[ \t]*<)")
 _GUARD_LINE = re.compile(rb"^#if !defined\(__HIP_PLATFORM_AMD__\)[ \t]*\r?\n", re.MULTILINE)
 # the runtime header put before a user macro that would rewrite it (rules/macro_order.py)
 _RUNTIME_FIRST = re.compile(
@@ -263,6 +265,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _without_guards(before), _without_guards(after)
     before, after = _RUNTIME_FIRST.sub(b"", before), _RUNTIME_FIRST.sub(b"", after)
     before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
+    before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
