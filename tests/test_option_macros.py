@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO, load_script
+from toolchains import Toolchain, params, require
 
 from hipify_py.analysis.defines import file_defines, is_option, option_macros
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.cli.main import main
+from hipify_py.data.predefined import hip_predefined_macros
 from hipify_py.pipeline.translate import translate
 from hipify_py.project.option_macros import build_defines, settle
 
@@ -169,6 +172,25 @@ def test_known_cuda_names_are_not_options() -> None:
     assert is_option(b"USE_FP16")
     assert not is_option(b"CUDART_VERSION", {b"CUDART_VERSION"}.__contains__)
     assert not is_option(b"NDEBUG") and not is_option(b"_OPENMP") and not is_option(b"linux")
+
+
+@pytest.mark.parametrize("chain", params())
+def test_predefined_probe_matches_each_hipcc(chain: Toolchain) -> None:
+    """scripts/probe_predefined_macros.py --check against the committed table of every target."""
+    hipcc = require(chain)
+    probe = load_script("probe_predefined_macros")
+    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0
+
+
+@pytest.mark.parametrize("version", ["5.2", "6.4", "7.2"])
+def test_reserved_names_hipcc_never_defines_are_options(version: str) -> None:
+    predefined = hip_predefined_macros(version)
+    assert {b"__GNUC__", b"__clang__", b"__HIP_DEVICE_COMPILE__", b"__GFX9__", b"_OPENMP"} <= predefined
+    assert is_option(b"__PTX__", predefined=predefined) and is_option(b"__BORLANDC__", predefined=predefined)
+    for name in (b"__GNUC__", b"__FAST_MATH__", b"__CUDACC_RDC__", b"__STDC_VERSION__", b"__GFX13__"):
+        assert not is_option(name, predefined=predefined), name
+    assert not is_option(b"__PTX__")  # no probe given: reserved names stay the compiler's
 
 
 def test_build_defines() -> None:

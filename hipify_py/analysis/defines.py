@@ -25,8 +25,22 @@ _LIBRARY = lazy(
 # NDEBUG/DEBUG: build types define them without a visible -D (CMake's Release adds -DNDEBUG).
 
 
-def is_option(name: bytes, known: Callable[[bytes], bool] = lambda _: False) -> bool:
-    """A macro a project's own build decides (`PTX`, `USE_CUDNN`); `known`: names of CUDA's API."""
+# Reserved names no compiler here defines (`__PTX__`, `__BORLANDC__`) are options too, given the names the
+# target hipcc can define (data/predefined.py); never the toolchains' own families, whose members vary
+# with versions and flags (`__CUDACC_RDC__`, `__GFX13__`), nor C's `__STDC_VERSION__` (C files).
+_RESERVED = lazy(rb"__[A-Z][A-Z0-9_]*__")
+_TOOLCHAIN = lazy(
+    rb"__(?:CUDA|CUDACC|NVCC|NV|HIP|ROCM|AMD|GFX|CLANG|GNU|GCC|GXX|LLVM|INTEL|STDC|WIN|MINGW|CYGWIN)\w*"
+)
+
+
+def is_option(
+    name: bytes, known: Callable[[bytes], bool] = lambda _: False, predefined: frozenset[bytes] | None = None
+) -> bool:
+    """A macro a project's own build decides (`PTX`, `USE_CUDNN`); `known`: names of CUDA's API;
+    `predefined`: the reserved names the target hipcc can define (None: reserved names are not options)."""
+    if predefined is not None and _RESERVED.fullmatch(name):
+        return name not in predefined and not _TOOLCHAIN.fullmatch(name) and not known(name)
     return bool(_OPTION.fullmatch(name)) and not _LIBRARY.fullmatch(name) and not known(name)
 
 

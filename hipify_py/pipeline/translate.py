@@ -18,6 +18,7 @@ from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
 from hipify_py.data.mappings import load_mappings
+from hipify_py.data.predefined import hip_predefined_macros
 from hipify_py.data.tables import Tables, compile_tables
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import Edit, apply_edits
@@ -125,6 +126,7 @@ def preload_rule_tables(options: Options) -> None:
         macro_order.hip_identifiers,
         host_math.device_only_math,
         implicit_headers,
+        hip_predefined_macros,
         vector_ops.ambiguous_forms,
     ):
         load(version)
@@ -200,7 +202,8 @@ def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Dia
     if b"#" not in ctx.source or not any(d.severity is Severity.ERROR for d in diagnostics):
         return diagnostics
     names = ctx.tables.names
-    spans = option_branches(ctx.source, lambda n: is_option(n, names.__contains__))
+    predefined = hip_predefined_macros(ctx.options.hip_version)
+    spans = option_branches(ctx.source, lambda n: is_option(n, names.__contains__, predefined))
     if not spans:
         return diagnostics
     out = []
