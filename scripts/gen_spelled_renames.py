@@ -36,15 +36,20 @@ from hipify_py.data.target import parse_version_header, short_version  # noqa: E
 
 DEFAULT_OUT = REPO / "mappings" / "version-renames-spelled.yaml"
 _WORD = re.compile(rb"\b[A-Za-z_]\w*\b")
+_FUNCTION = re.compile(rb"[\w>*&][ \t]+([A-Za-z_]\w*)[ \t]*\(")
 _SPELLINGS = ((re.compile(r"^__nv_"), "__hip_"), (re.compile(r"^__NV_"), "__HIP_"))
 
 
 def declared(prefix: Path) -> frozenset[str]:
-    """Every identifier in the HIP headers of an installation prefix."""
+    """Every identifier in the HIP headers of an installation prefix, and as `NAME(` every name declared
+    as a function there (a type, then the name and a parenthesis: `__half2 make_half2(`), for the plain
+    names a word alone would not prove (`saturate` is only a parameter name in them)."""
     folder = prefix / "include" / "hip"
     words: set[bytes] = set()
     for header in sorted(folder.rglob("*.h")):
-        words.update(_WORD.findall(header.read_bytes()))
+        text = header.read_bytes()
+        words.update(_WORD.findall(text))
+        words.update(m + b"(" for m in _FUNCTION.findall(text))
     return frozenset(w.decode() for w in words)
 
 
@@ -58,9 +63,12 @@ def version_of(prefix: Path) -> tuple[str, str]:
 
 def hip_spellings(cuda: str, family: str) -> list[str]:
     """HIP's spellings to look for: the HIP prefix, and for device functions the CUDA name itself
-    (hip_bf16.h declares __halves2bfloat162, __low2bfloat16... as CUDA spells them)."""
+    (hip_bf16.h declares __halves2bfloat162, __low2bfloat16... as CUDA spells them; amd_hip_fp16.h
+    `make_half2`, which a plain name must show as a declared function: `make_half2(`)."""
     found = [pattern.sub(replacement, cuda) for pattern, replacement in _SPELLINGS if pattern.match(cuda)]
-    return found + ([cuda] if family == "device" and cuda.startswith("__") else [])
+    if family != "device":
+        return found
+    return [*found, cuda if cuda.startswith("__") else cuda + "("]
 
 
 def rows(declared_by: list[frozenset[str]]) -> list[tuple[str, str]]:
@@ -75,7 +83,7 @@ def rows(declared_by: list[frozenset[str]]) -> list[tuple[str, str]]:
             continue
         hip = next((h for h in hip_spellings(cuda, entry.family) if all(h in n for n in declared_by)), None)
         if hip is not None:
-            found.append((cuda, hip))
+            found.append((cuda, hip.removesuffix("(")))
     return found
 
 
