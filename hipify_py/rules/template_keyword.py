@@ -30,13 +30,13 @@ def insert_template_keywords(ctx: Context) -> RuleResult:
         return result
     for m in _CANDIDATE.finditer(source):
         start, end = m.span(1)
-        if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
-            continue
         scopes = _call_scopes(ctx.root.descendant_for_byte_range(start, end))
-        if not scopes:
+        if not scopes:  # most candidates (`std::vector<int> v;`): no tree walk, no token class
             continue
         params = template_parameters(source, scopes[0])
-        if params and any(_mentions(source, scope, params) for scope in scopes):
+        if not params or not any(_mentions(source, scope, params) for scope in scopes):
+            continue
+        if not ctx.is_protected(start) and ctx.classify(start, end) in REWRITABLE:
             result.edits.append(Edit(start, start, b"template "))
             name = source[start:end].decode()
             message = f"'{name}' is a member template of a dependent scope: written 'template {name}'"
