@@ -282,6 +282,18 @@ def test_half_atomics_promise_holds_on_rocm7() -> None:
 
 
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
+def test_half_shuffles_promise_holds(version: str) -> None:
+    """HIP215 for 16-bit shuffles: each release's hipcc rejects exactly the calls its fixture flags."""
+    from toolchains import by_version, require, syntax_check
+
+    output = FIXTURES / "detectors" / f"hip{version.replace('.', '')}" / "half_shuffles.hip"
+    findings = output.with_suffix(".diagnostics").read_text().split()[::2]
+    proc = syntax_check(require(by_version(version)), output)
+    failed = {int(m) for m in re.findall(rf"{re.escape(output.name)}:(\d+):\d+: error", proc.stderr)}
+    assert proc.returncode != 0 and failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_half_bf16_cast_promise_holds(version: str) -> None:
     """HIP220: the release's hipcc rejects exactly the flagged casts (a template's at its instantiation);
     the negative twin, which goes through float, compiles."""

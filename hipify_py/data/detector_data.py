@@ -212,14 +212,22 @@ class OverloadGap(NamedTuple):
 
 
 _SHUFFLE_GAP = (
-    "HIP's warp shuffles take 32/64-bit integers and floats, not 16-bit floating-point types: shuffle the "
-    "bits as an int (memcpy/union) or the value as a float"
+    "the target's warp shuffles have no overload for this 16-bit floating-point type (HIP 5.2 has none for "
+    "any, 6.4 none for bf16, 7.2 none for bf162): shuffle the bits as an int (memcpy/union) or the value "
+    "as a float"
 )
 _SHUFFLES = (b"__shfl", b"__shfl_up", b"__shfl_down", b"__shfl_xor")
+_BF16 = frozenset((b"__nv_bfloat16", b"nv_bfloat16", b"__hip_bfloat16"))
+_BF162 = frozenset((b"__nv_bfloat162", b"nv_bfloat162", b"__hip_bfloat162"))
+# Which 16-bit types each release's shuffles reject (hipcc -fsyntax-only of `__shfl_xor(x, 1)` and the
+# other three for each type): 5.2 every one; 6.4 the bf16 ones (half and half2 compile); 7.2 only
+# __hip_bfloat162. The _sync forms are templates for any type where the target keeps them (7.x); on
+# 6.2-6.x they become the mask-free forms (version-adaptations.yaml), so they lack what those lack.
+_SHUFFLE_TYPES = ((HALF_TYPES, "5.2"), (_BF16 | _BF162, "6.4"), (_BF162, "7.2"))
+_SYNC_SHUFFLES = tuple(n + b"_sync" for n in _SHUFFLES)
 OVERLOAD_GAPS = (
-    OverloadGap(_SHUFFLES, 0, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
-    # the _sync forms (mask first) where the target keeps them (HIP 6.2+) or the adaptation has not run
-    OverloadGap(tuple(n + b"_sync" for n in _SHUFFLES), 1, False, HALF_TYPES, "5.2", _SHUFFLE_GAP),
+    *(OverloadGap(_SHUFFLES, 0, False, t, through, _SHUFFLE_GAP) for t, through in _SHUFFLE_TYPES),
+    *(OverloadGap(_SYNC_SHUFFLES, 1, False, t, through, _SHUFFLE_GAP) for t, through in _SHUFFLE_TYPES[:2]),
     OverloadGap(
         (b"atomicAdd",),
         0,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import Context
-from hipify_py.data.detector_data import OVERLOAD_GAPS
+from hipify_py.data.detector_data import OVERLOAD_GAPS, OverloadGap
 from hipify_py.data.versions import compare_versions
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
@@ -30,7 +30,10 @@ def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
     target = ctx.options.hip_version
     if not target:
         return result  # the tables' latest HIP: no release newer than the checked ones is known to lack them
-    gaps = {f: g for g in OVERLOAD_GAPS if compare_versions(target, g.through) <= 0 for f in g.functions}
+    gaps: dict[bytes, OverloadGap] = {}
+    for gap in (g for g in OVERLOAD_GAPS if compare_versions(target, g.through) <= 0):
+        for f in gap.functions:  # several rows of one function: the types of every row the target has
+            gaps[f] = gap._replace(types=gaps[f].types | gap.types) if f in gaps else gap
     present = [f for f in gaps if f in ctx.identifiers]
     if not present:
         return result
