@@ -1,4 +1,4 @@
-from hipify_py.cli.main import main
+from hipify_py.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -72,6 +72,8 @@ REWRITABLE = frozenset({Where.CODE, Where.MACRO})
 
 @dataclass
 class Context:
+    """One file being translated: its bytes, the tables and options, and the facts rules share."""
+
     source: bytes
     tables: Tables
     options: Options

@@ -51,11 +51,19 @@ def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: in
 
 
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_DIRECTIVE = lazy(rb"#[ \t]*define")
+
+
+def may_define(source: bytes) -> bool:
+    """False when `source` has no `#define` for sure. why: a pattern anchored at line starts (`^` with
+    MULTILINE) is tried at every byte; a search for the `#` it needs jumps from `#` to `#` (5 ms
+    against 0.3 ms on a 1 MB file with no #define)."""
+    return b"define" in source and _DIRECTIVE.search(source) is not None
 
 
 def file_defines(source: bytes) -> tuple[str, ...]:
     """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
-    if b"define" not in source:
+    if not may_define(source):
         return ()
     return tuple(sorted({m.decode("ascii", "replace") for m in _DEFINE.findall(source)}))
 

@@ -29,6 +29,8 @@ INFO = Severity.INFO
 
 @dataclass(frozen=True)
 class BuildOptions:
+    """How build files are translated: GPU targets, hip* or roc* libraries, renamed sources."""
+
     offload_arch: tuple[str, ...] = ("gfx90a",)  # AMD targets replacing sm_XX / -gencode
     hip_libraries: str = "hip"  # "hip": hipblas, hiprand, ...; "roc": rocblas, rocrand, ...
     # old -> new source file names, when the tree's files are renamed (e.g. kernel.cu -> kernel.hip)

@@ -331,9 +331,7 @@ def convert(
         click.echo("hipify-py: interrupted; every file is either unchanged or fully converted", err=True)
         sys.exit(130)
     except Exception as err:
-        from concurrent.futures import BrokenExecutor  # why lazy: a warm run never starts a pool
-
-        if not isinstance(err, BrokenExecutor):
+        if not _worker_died(err):
             raise
         progress.close()
         click.echo(
@@ -365,6 +363,18 @@ def convert(
     if code == EXIT_OK and mode is Mode.CHECK and verified is not None and verified.result.failed:
         code = EXIT_CHANGES  # --check --verify: a TU that does not compile fails the check
     sys.exit(code)
+
+
+def _worker_died(err: Exception) -> bool:
+    from hipify_py.run.forked import WorkerDied
+
+    if isinstance(err, WorkerDied):
+        return True
+    if "concurrent.futures" not in sys.modules:  # why: importing it costs ~10 ms; no executor ran
+        return False
+    from concurrent.futures import BrokenExecutor
+
+    return isinstance(err, BrokenExecutor)
 
 
 def _user_defines(verify_params: dict[str, object]) -> tuple[str, ...]:

@@ -12,7 +12,6 @@ import contextlib
 import functools
 import marshal
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -285,6 +284,8 @@ def _write_cache(digest: str, payload: Mapping[str, Any]) -> None:
     directory = cache_root()
     if directory is None:
         return
+    import tempfile  # why here: a run that finds its tables built never writes them
+
     tmp = ""
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Options:
+    """What a translation may do and for which HIP (one value for every file of a run)."""
+
     keep_launch_syntax: bool = False  # leave kernel<<<...>>>(...) as is (modern HIP accepts it)
     roc: bool = False  # prefer roc* libraries (rocBLAS, rocRAND, ...) over hip* wrappers
     hip_version: str | None = None  # target HIP version "X.Y"; None = latest in the data

@@ -10,6 +10,8 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 @dataclass(frozen=True)
 class LineIndex:
+    """Byte offset <-> line and column of a source."""
+
     source: bytes
     starts: tuple[int, ...] = field(init=False)
 

@@ -51,6 +51,8 @@ from hipify_py.util.lazyre import lazy
 
 @dataclass
 class Result:
+    """A translated file: its text, findings, counts, the edits made and the macros it defines."""
+
     text: bytes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...

@@ -15,6 +15,8 @@ from hipify_py.run.outcome import FileOutcome, Status
 
 @dataclass
 class Totals:
+    """Sums over a run's outcomes: files by status, lines, converted names, findings."""
+
     files: int = 0
     changed: int = 0
     unchanged: int = 0

@@ -13,6 +13,8 @@ from hipify_py.engine.edits import Edit
 
 @dataclass
 class RuleResult:
+    """What one rule made of a file: edits, findings, counts, and the findings its edits settle."""
+
     edits: list[Edit] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)

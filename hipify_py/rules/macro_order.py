@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.defines import may_define
 from hipify_py.analysis.includes import guards_define, include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
@@ -62,7 +63,7 @@ def _build_identifiers(
 def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     """`edits`: every other edit of the file (renamed and inserted includes count)."""
     result = RuleResult()
-    if b"define" not in ctx.source:
+    if not may_define(ctx.source):
         return result
     names, called = hip_identifiers(ctx.options.hip_version)
     clobbering = [m for m in _DEFINE.finditer(ctx.source) if _clobbers(ctx, m, names, called)]

@@ -46,6 +46,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Key:
+    """One setting of the configuration file and the `convert` parameter it feeds."""
+
     name: str  # kebab-case name in the file
     # "bool", "str", "int", "list", "paths" (list of files relative to the config file), "dirs" (list of
     # directories, relative too), "path" (one file or directory, relative too), "choice"
@@ -96,6 +98,8 @@ PARAM_TO_KEY: Mapping[str, str] = {k.param: k.name for k in KEYS.values() if k.p
 
 @dataclass(frozen=True)
 class Value:
+    """A setting's value and where it came from."""
+
     value: Any
     source: str  # "default", "command line" or the path of the config file
 

@@ -34,6 +34,8 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class RunSettings:
+    """How a run treats every file: the mode, the translation options, where output and caches go."""
+
     mode: Mode
     options: Options = field(default_factory=Options)
     output_dir: Path | None = None
@@ -54,6 +56,8 @@ class RunSettings:
 
 @dataclass
 class FileOutcome:
+    """What became of one file: status, findings, counts, and what the cache and reports need."""
+
     path: Path
     status: Status
     output: Path | None = None

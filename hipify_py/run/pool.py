@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from hipify_py.run import process as file_work  # why the module: tests replace file_work.process
+from hipify_py.util import collect
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -61,6 +62,7 @@ def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideW
     running: dict[Future, Callable[[], object] | None] = {}  # None: a chunk of files being translated
     threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hipify-py-side")
     procs = None if serial or not files else process_pool(jobs, files, settings)
+    collect.resume()
     if procs is not None:  # why first: the pool forks its workers at the first submit, before any thread
         running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
     emitted, told = 0, False
@@ -118,11 +120,17 @@ def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> Pr
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    if context.get_start_method() == "fork" and any(found.kind == "source" for found in files):
+    if context.get_start_method() == "fork":
+        _preload(settings, files)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
+
+
+def _preload(settings: RunSettings, files: Sequence[Found]) -> None:
+    """Before forking: every rule table loaded once, for the workers to inherit."""
+    if any(found.kind == "source" for found in files):
         from hipify_py.pipeline.translate import preload_rule_tables
 
         preload_rule_tables(settings.options)
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
 
 
 def inline(jobs: int, files: Sequence[Found]) -> bool:
@@ -167,11 +175,25 @@ def _exit_with_parent(parent: int) -> None:
 
 def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
     if inline(jobs, files):
+        collect.resume()
         for found in files:
             yield file_work.process(found, settings)
         return
+    if hasattr(os, "fork"):
+        from functools import partial
+
+        from hipify_py.run.forked import forked_map
+
+        _preload(settings, files)
+        collect.resume()  # why after the tables: the workers inherit them frozen
+        # why small chunks: a chunk costs a few bytes to send, and the last ones decide when the
+        # slowest worker ends (16 chunks a worker: a 400-file run's tail is ~12 files, not 50)
+        size = max(1, min(64, len(files) // (jobs * 16)))
+        yield from forked_map(partial(file_work.process, settings=settings), files, jobs, size)
+        return
     chunk = max(1, min(64, len(files) // (jobs * 4)))
     with process_pool(jobs, files, settings) as pool:
+        collect.resume()
         try:
             yield from pool.map(file_work.process, files, _repeat(settings, len(files)), chunksize=chunk)
         except KeyboardInterrupt:

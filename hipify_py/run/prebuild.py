@@ -99,6 +99,7 @@ def export(cache: Path, out: Path) -> list[str]:
     import pickle
 
     from hipify_py.data import derived
+    from hipify_py.util.cachedir import PACKAGE_DIR, STAMP_FILE, source_stamp
     from hipify_py.util.lazyre import save_programs
 
     save_programs()
@@ -111,6 +112,8 @@ def export(cache: Path, out: Path) -> list[str]:
     for path in sorted(cache.glob("regex-*.marshal")):
         shutil.copyfile(path, out / path.name)
         written.append(path.name)
+    (out / STAMP_FILE).write_text(source_stamp(PACKAGE_DIR), encoding="utf-8")
+    written.append(STAMP_FILE)
     return written
 
 

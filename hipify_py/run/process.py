@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,13 @@ def output_path(found: Found, settings: RunSettings) -> Path:
     if settings.mode is Mode.OUTPUT_TREE and settings.output_dir is not None:
         return settings.output_dir / renamed.relative_to(found.root)
     return renamed
+
+
+def output_dirs(files: Iterable[Found], settings: RunSettings) -> set[Path]:
+    """The directories `output_path` puts `files` in, one computation per source directory (a rename
+    changes a file's name, never its directory)."""
+    sample = {(found.root, found.path.parent): found for found in files}
+    return {output_path(found, settings).parent for found in sample.values()}
 
 
 def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = None) -> str:

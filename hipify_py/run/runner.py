@@ -16,7 +16,7 @@ from hipify_py.run.cached import from_cache, open_cache, remember
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
 from hipify_py.run.pool import iterate
-from hipify_py.run.process import output_path
+from hipify_py.run.process import output_dirs
 from hipify_py.run.settle import settle_options
 from hipify_py.util.fileio import (
     remove_stale_temps,
@@ -48,7 +48,7 @@ def run(
     file with findings that wait for the whole project (option_macros) on, once the run is complete."""
     jobs = settings.jobs or os.cpu_count() or 1
     if settings.mode in (Mode.IN_PLACE, Mode.OUTPUT_TREE):  # temp files of a run that was killed
-        remove_stale_temps({output_path(found, settings).parent for found in files})
+        remove_stale_temps(output_dirs(files, settings))
     cache = open_cache(files, settings)
     ready: list[FileOutcome | None] = [None] * len(files)
     if cache is not None and cache.results:

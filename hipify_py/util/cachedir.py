@@ -17,6 +17,7 @@ from typing import Any
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # hipify_py/
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
 PREBUILT = "prebuilt"  # under the installed mapping tables (hipify_py/mappings_data/)
+STAMP_FILE = "code-stamp"  # in PREBUILT: source_stamp() of the built package
 _CHECKOUT_MARK = "runtime.yaml"  # the first mapping family's table (data/mappings.py: FAMILY_ORDER)
 
 
@@ -68,8 +69,14 @@ def code_stamp() -> str:
     """Stamp of the package code and built-in mapping tables (name, size, mtime of each file).
 
     Covers a development checkout where the code changes without a version bump. Stat only: hashing
-    1.3 MB of tables on every run would cost more than the rest of a warm run.
+    1.3 MB of tables on every run would cost more than the rest of a warm run. An installed wheel
+    reads the stamp its build wrote (`source_stamp`, like the tables it ships: the code beside them
+    is the code that built them) instead of stat-ing its ~350 files on every run.
     """
+    shipped = shipped_dir()
+    if shipped is not None:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            return "wheel:" + (shipped / STAMP_FILE).read_text(encoding="utf-8")
     parts: list[str] = []
     for top in (PACKAGE_DIR, PACKAGE_DIR.parent / "mappings"):
         for dirpath, dirnames, filenames in os.walk(top):
@@ -79,4 +86,18 @@ def code_stamp() -> str:
                     with contextlib.suppress(OSError):
                         st = os.stat(os.path.join(dirpath, name))
                         parts.append(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return text_hash(*parts)
+
+
+def source_stamp(package: Path) -> str:
+    """Content hash of a package tree's code and mapping tables (relative name and bytes of every .py
+    and .yaml): what a wheel's build writes as its code stamp, the same for two builds of one tree."""
+    parts: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".yaml")):
+                path = os.path.join(dirpath, name)
+                with open(path, "rb") as handle:
+                    parts.append(f"{os.path.relpath(path, package)}:{content_hash(handle.read())}")
     return text_hash(*parts)

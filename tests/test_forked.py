@@ -1,0 +1,50 @@
+"""run/forked.py: results in order, a worker's exception re-raised, a dead worker stops the map."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from hipify_py.run.forked import WorkerDied, forked_map
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forked_map needs fork")
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def test_results_come_in_order_whatever_the_chunking() -> None:
+    items = list(range(103))
+    for jobs, size in ((1, 1), (2, 1), (2, 7), (3, 50), (4, 200)):
+        assert list(forked_map(_square, items, jobs, size)) == [n * n for n in items]
+    assert list(forked_map(_square, [], 2, 4)) == []
+
+
+def test_results_are_computed_in_the_workers() -> None:
+    pids = set(forked_map(lambda _: os.getpid(), list(range(40)), 2, 1))
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+def _fails_on_13(n: int) -> int:
+    if n == 13:
+        raise ValueError("thirteen")
+    return n
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_caller() -> None:
+    with pytest.raises(ValueError, match="thirteen"):
+        list(forked_map(_fails_on_13, list(range(40)), 2, 3))
+
+
+def _dies_on_13(n: int) -> int:
+    if n == 13:
+        os._exit(9)  # as if killed
+    return n
+
+
+def test_a_dead_worker_stops_the_map() -> None:
+    results = forked_map(_dies_on_13, list(range(40)), 2, 3)
+    with pytest.raises(WorkerDied):
+        list(results)
