@@ -41,6 +41,21 @@ def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, tmp_path: 
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+# Adaptations that are facts of C++ and clang, not of one HIP release (the `template` keyword, the
+# dropped `__grid_constant__`): translated for each target and compiled by that release's hipcc.
+EVERY_RELEASE = ("cxx/template_keyword.cu", "extras/grid_constant.cu")
+
+
+@pytest.mark.parametrize("chain", params())
+@pytest.mark.parametrize("name", EVERY_RELEASE)
+def test_release_independent_fixture_compiles(name: str, chain: Toolchain, tmp_path: Path) -> None:
+    hipcc = require(chain)
+    out = tmp_path / Path(name).with_suffix(".hip").name
+    out.write_bytes(translate((FIXTURES / name).read_bytes(), Options(hip_version=chain.version)).text)
+    proc = syntax_check(hipcc, out)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 # Fixture outputs that use only the runtime/device API must compile too (extra confidence).
 COMPILED_TOPICS = (
     "identifiers",
