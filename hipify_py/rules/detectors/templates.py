@@ -3,6 +3,8 @@ through a file's instantiations (`Test<32>()` -> `Kernel<BLOCK>` -> `BlockLoad<i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from hipify_py.engine.parser import Node
 
 
@@ -12,31 +14,26 @@ def _text(source: bytes, node: Node) -> bytes:
 
 def template_of(source: bytes, node: Node, name: bytes) -> tuple[bytes, int] | None:
     """(templated entity's name, parameter index) when `name` is a template parameter around `node`."""
-    cur = node.parent
-    while cur is not None:
-        if cur.type == "template_declaration":
-            params = cur.child_by_field_name("parameters")
-            names = [_param_name(source, p) for p in (params.named_children if params is not None else [])]
-            if name in names:
-                entity = _entity_name(source, cur)
-                return (entity, names.index(name)) if entity else None
-        cur = cur.parent
+    for template, names in _enclosing_templates(source, node):
+        if name in names:
+            entity = _entity_name(source, template)
+            return (entity, names.index(name)) if entity else None
     return None
 
 
 def template_parameters(source: bytes, node: Node) -> frozenset[bytes]:
-    """Names of every template parameter of the templates around `node` (innermost to outermost)."""
-    names: set[bytes] = set()
+    """Names of every template parameter of the templates around `node`."""
+    return frozenset(n for _, names in _enclosing_templates(source, node) for n in names if n)
+
+
+def _enclosing_templates(source: bytes, node: Node) -> Iterator[tuple[Node, list[bytes | None]]]:
+    """Each template declaration around `node`, innermost first, with its parameters' names."""
     cur = node.parent
     while cur is not None:
         if cur.type == "template_declaration":
             params = cur.child_by_field_name("parameters")
-            for param in params.named_children if params is not None else ():
-                name = _param_name(source, param)
-                if name:
-                    names.add(name)
+            yield cur, [_param_name(source, p) for p in (params.named_children if params is not None else ())]
         cur = cur.parent
-    return frozenset(names)
 
 
 def _param_name(source: bytes, param: Node) -> bytes | None:
