@@ -22,6 +22,7 @@ from hipify_py.report.text import format_diagnostics, format_file_stats, format_
 from hipify_py.report.write import run_info
 from hipify_py.run.config import apply_config
 from hipify_py.run.discover import SOURCE_EXTENSIONS, Found, discover
+from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
 from hipify_py.run.output_names import make_plan
 from hipify_py.run.runner import run
@@ -321,7 +322,9 @@ def convert(
 
     try:
         # compiles run beside the translation
-        outcomes = run(files, settings, on_done, lambda _: progress.advance(), side=compiles)
+        outcomes = run(
+            files, settings, on_done, lambda _: progress.advance(), side=compiles, early=_early_translator()
+        )
         progress.close()
         verified = None
         if prepared is not None and compiles is not None:  # why before close(): the mirror is read
@@ -414,6 +417,12 @@ def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_
         return derived.load("latest-hip-version", shipped_latest_version, cache=cache_dir is not None) or None
 
     return resolve_target(hip_version, source, latest, cache_dir=cache_dir)
+
+
+def _early_translator() -> Early | None:
+    """The translator process the executable started for this run (cli/entry.py), if any."""
+    found = click.get_current_context().find_root().obj
+    return found if isinstance(found, Early) else None
 
 
 def _missing_headers(

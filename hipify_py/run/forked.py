@@ -64,6 +64,13 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -
 
     Closing the iterator early (an exception in the caller, Ctrl-C) lets each worker finish the chunk
     it is in and waits for it, so no file is left half-written."""
+    for payload in forked_payloads(fn, items, jobs, size):
+        yield from decode(payload)
+
+
+def forked_payloads(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -> Iterator[bytes]:
+    """forked_map's chunks as the workers pickled them (`decode` reads one), in order: what a process
+    that only relays them (run/early.py) passes on without unpickling."""
     chunks = _Chunks(items, max(1, size))
     workers: list[_Worker] = []
     try:
@@ -74,27 +81,53 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -
         _stop(workers)
 
 
+def encode(fn: Callable[[T], R], chunk: Sequence[T]) -> bytes:
+    """One chunk's results, pickled; an exception is pickled instead, for `decode` to raise."""
+    try:
+        return pickle.dumps((True, [fn(item) for item in chunk]), -1)
+    except Exception as err:  # why: the parent re-raises it, as ProcessPoolExecutor did
+        return pickle.dumps((False, _picklable(err)), -1)
+
+
+def decode(payload: bytes) -> list:
+    """The results `encode` pickled (or the exception it caught, raised)."""
+    ok, value = pickle.loads(payload)
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
 def _start(fn: Callable[[T], R], chunks: _Chunks[T], running: list[_Worker]) -> _Worker:
     task_read, task_write = os.pipe()
     result_read, result_write = os.pipe()
-    for stream in (sys.stdout, sys.stderr):  # why: buffered output would be printed twice
-        stream.flush()
-    pid = os.fork()
-    if pid == 0:  # the worker: never returns
-        code = 1
-        try:
-            # why close: a worker holding another's (or its own) task pipe's write end would never see
-            # the end of it when the parent dies
-            for fd in (task_write, result_read, *(f for w in running for f in (w.tasks, w.results))):
-                os.close(fd)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-            _serve(fn, chunks, task_read, result_write)
-            code = 0
-        finally:
-            os._exit(code)
+    # why close: a worker holding another's (or its own) task pipe's write end would never see the end
+    # of it when the parent dies
+    pid = fork_child(
+        lambda: _serve(fn, chunks, task_read, result_write),
+        (task_write, result_read, *(f for w in running for f in (w.tasks, w.results))),
+    )
     os.close(task_read)
     os.close(result_write)
     return _Worker(pid, task_write, result_read)
+
+
+def fork_child(body: Callable[[], object], close: Sequence[int]) -> int:
+    """Fork a child that closes the fds `close`, ignores Ctrl-C (the parent's to handle), runs `body`
+    and exits (status 1 when it raised); the parent gets its pid."""
+    for stream in (sys.stdout, sys.stderr):  # why: buffered output would be printed twice
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            for fd in close:
+                os.close(fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            body()
+            code = 0
+        finally:
+            os._exit(code)
+    return pid
 
 
 def _serve(fn: Callable[[T], R], chunks: _Chunks[T], tasks: int, results: int) -> None:
@@ -103,12 +136,9 @@ def _serve(fn: Callable[[T], R], chunks: _Chunks[T], tasks: int, results: int) -
         raw = _read_exactly(tasks, 4)
         if raw is None:
             return
+        payload = encode(fn, chunks[int.from_bytes(raw, "little")])
         try:
-            payload = pickle.dumps((True, [fn(item) for item in chunks[int.from_bytes(raw, "little")]]), -1)
-        except Exception as err:  # why: the parent re-raises it, as ProcessPoolExecutor did
-            payload = pickle.dumps((False, _picklable(err)), -1)
-        try:
-            _write_all(results, len(payload).to_bytes(_LENGTH, "little") + payload)
+            write_message(results, payload)
         except BrokenPipeError:  # the parent is gone
             return
 
@@ -121,15 +151,15 @@ def _picklable(err: Exception) -> Exception:
     return err
 
 
-def _results(chunks: _Chunks[T], workers: list[_Worker]) -> Iterator[R]:
+def _results(chunks: _Chunks[T], workers: list[_Worker]) -> Iterator[bytes]:
     following = iter(range(len(chunks)))
     for worker in workers:
         _feed(worker, following, _PREFETCH)
-    done: dict[int, list[R]] = {}
+    done: dict[int, bytes] = {}
     wanted = 0
     while wanted < len(chunks):
         while wanted in done:
-            yield from done.pop(wanted)
+            yield done.pop(wanted)
             wanted += 1
         if wanted == len(chunks):
             break
@@ -152,15 +182,21 @@ def _feed(worker: _Worker, following: Iterator[int], count: int) -> None:
             return
 
 
-def _receive(worker: _Worker) -> list:
-    head = _read_exactly(worker.results, _LENGTH)
-    body = None if head is None else _read_exactly(worker.results, int.from_bytes(head, "little"))
+def _receive(worker: _Worker) -> bytes:
+    body = read_message(worker.results)
     if body is None:
         raise WorkerDied(f"worker process {worker.pid} ended without its results")
-    ok, value = pickle.loads(body)
-    if not ok:
-        raise value
-    return value
+    return body
+
+
+def read_message(fd: int) -> bytes | None:
+    """One length-prefixed message (`write_message`), or None when the pipe ends first."""
+    head = _read_exactly(fd, _LENGTH)
+    return None if head is None else _read_exactly(fd, int.from_bytes(head, "little"))
+
+
+def write_message(fd: int, payload: bytes) -> None:
+    _write_all(fd, len(payload).to_bytes(_LENGTH, "little") + payload)
 
 
 def _stop(workers: list[_Worker]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from hipify_py.run import process as file_work  # why the module: tests replace file_work.process
@@ -46,7 +46,9 @@ class SideWork(Protocol):
         """Ctrl-C or a failure: end the running tasks now (called from the main thread)."""
 
 
-def shared(files: Sequence[Found], settings: RunSettings, jobs: int, side: SideWork) -> Iterator[FileOutcome]:
+def shared(
+    files: Sequence[Found], settings: RunSettings, jobs: int, side: SideWork
+) -> Generator[FileOutcome, None, None]:
     """The outcomes of `files` in order, then (when iterated to the end) the side's remaining tasks.
 
     The caller tells `side` about each outcome it receives (and about outcomes it had without
@@ -121,11 +123,11 @@ def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> Pr
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     if context.get_start_method() == "fork":
-        _preload(settings, files)
+        preload(settings, files)
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
 
 
-def _preload(settings: RunSettings, files: Sequence[Found]) -> None:
+def preload(settings: RunSettings, files: Sequence[Found]) -> None:
     """Before forking: every rule table loaded once, for the workers to inherit."""
     if any(found.kind == "source" for found in files):
         from hipify_py.pipeline.translate import preload_rule_tables
@@ -173,7 +175,7 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[FileOutcome]:
+def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generator[FileOutcome, None, None]:
     if inline(jobs, files):
         collect.resume()
         for found in files:
@@ -184,12 +186,10 @@ def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterato
 
         from hipify_py.run.forked import forked_map
 
-        _preload(settings, files)
+        preload(settings, files)
         collect.resume()  # why after the tables: the workers inherit them frozen
-        # why small chunks: a chunk costs a few bytes to send, and the last ones decide when the
-        # slowest worker ends (16 chunks a worker: a 400-file run's tail is ~12 files, not 50)
-        size = max(1, min(64, len(files) // (jobs * 16)))
-        yield from forked_map(partial(file_work.process, settings=settings), files, jobs, size)
+        work = partial(file_work.process, settings=settings)
+        yield from forked_map(work, files, jobs, fork_chunk(len(files), jobs))
         return
     chunk = max(1, min(64, len(files) // (jobs * 4)))
     with process_pool(jobs, files, settings) as pool:
@@ -199,6 +199,13 @@ def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterato
         except KeyboardInterrupt:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def fork_chunk(files: int, jobs: int) -> int:
+    """Files a forked worker is sent at a time. Why small chunks: a chunk costs a few bytes to send,
+    and the last ones decide when the slowest worker ends (16 chunks a worker: a 400-file run's tail
+    is ~12 files, not 50)."""
+    return max(1, min(64, files // (jobs * 16)))
 
 
 def _repeat(value: RunSettings, n: int) -> Iterable[RunSettings]:

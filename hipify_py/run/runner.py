@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from hipify_py.project.option_macros import pending
 from hipify_py.run.cached import from_cache, open_cache, remember
 from hipify_py.run.discover import Found
+from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
 from hipify_py.run.pool import iterate
 from hipify_py.run.process import output_dirs
 from hipify_py.run.settle import settle_options
+from hipify_py.util import collect
 from hipify_py.util.fileio import (
     remove_stale_temps,
 )
@@ -40,9 +42,11 @@ def run(
     on_done: Callable[[FileOutcome], None] | None = None,
     on_progress: Callable[[FileOutcome], None] | None = None,
     side: SideWork | None = None,
+    early: Early | None = None,
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order. `side`: work that
     shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return.
+    `early`: the translator process the command started (run/early.py), to translate in; closed on return.
 
     `on_progress` sees each outcome as it comes; `on_done` sees it final, in input order: from the first
     file with findings that wait for the whole project (option_macros) on, once the run is complete."""
@@ -59,18 +63,24 @@ def run(
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
     if len(todo) < REMEMBER_WRITTEN_FROM:
         settings = replace(settings, remember_written=False)
-    if any(found.kind == "source" for found in todo):
+    if early is not None and (side is not None or not todo or not early.send(todo, settings, jobs)):
+        early.close()  # not needed, or gone before it got the job: this process translates
+        early = None
+    if early is None and any(found.kind == "source" for found in todo):
         from hipify_py.engine.parser import warm_up
         from hipify_py.pipeline.translate import default_tables
 
         default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
         warm_up()  # the grammar too: a worker's start-up is a fork, nothing to load
-    if side is None:
-        computed = iterate(todo, settings, jobs)
-    else:
+    if side is not None:
         from hipify_py.run.pool import shared
 
         computed = shared(todo, settings, jobs, side)
+    elif early is not None:
+        collect.resume()  # why here: translating in this process is what resumes it otherwise (pool.py)
+        computed = early.outcomes(len(todo))
+    else:
+        computed = iterate(todo, settings, jobs)
     outcomes: list[FileOutcome] = []
     held: list[FileOutcome] = []
     try:
@@ -91,8 +101,9 @@ def run(
             for _ in computed:  # the side work left when every file is done
                 pass
     finally:
-        if side is not None:
-            computed.close()  # why: an exception above must stop the side's work now, not at exit
+        # why: an exception above must stop the workers (and the side's work) now, not at exit; and
+        # the early process is waited for when its last outcome is in
+        computed.close()
         if cache is not None:
             cache.save(len(files))
     if held:

@@ -1,0 +1,164 @@
+"""A translator process started with the command, before the command line is imported.
+
+Why: before its first file is translated, a run's own process spends about 75 ms on one CPU: Python
+starting, click and the command line's modules (about 50 ms), then the translation pipeline,
+tree-sitter's grammar and the mapping tables (about 20 ms). The second part does not depend on the
+command line, so `start()` forks at start-up a process that loads it on another CPU meanwhile; the
+run then hands it the files (`Early.outcomes`) and reads back their outcomes. It translates them
+itself, or forks the workers (run/forked.py) that do, from its loaded state.
+
+Guarantees are those of forked.py: the process ignores Ctrl-C (the run handles it), and when the run
+stops reading (an exception, Ctrl-C, the run killed) its writes fail and it lets its workers finish
+the chunk they are in; the run waits for it, so no file is left half-written. A run that does not
+use it (help, a cache hit for every file, --verify, a failure before the run) closes the job pipe:
+it exits without doing anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+from collections.abc import Generator, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from hipify_py.run.forked import WorkerDied, decode, fork_child, read_message, write_message
+
+if TYPE_CHECKING:
+    from hipify_py.run.discover import Found
+    from hipify_py.run.outcome import FileOutcome, RunSettings
+
+# files translated in-process are sent this many at a time: one message and one pickle each, and what
+# the process finishes after a Ctrl-C
+_INLINE_CHUNK = 8
+
+
+class Early:
+    """The run's handle on the translator process: its pid, the pipe ends to send the job on and to
+    read the outcomes from. One job at most; `close()` when there is none."""
+
+    __slots__ = ("job", "pid", "results")
+
+    def __init__(self, pid: int, job: int, results: int) -> None:
+        self.pid, self.job, self.results = pid, job, results
+
+    def send(self, files: Sequence[Found], settings: RunSettings, jobs: int) -> bool:
+        """Hand over the job: `files` translated with `settings` by up to `jobs` processes. False when
+        the process is gone (nothing was translated: the caller translates instead)."""
+        try:
+            write_message(self.job, pickle.dumps((list(files), settings, jobs), -1))
+        except OSError:
+            return False
+        return True
+
+    def outcomes(self, count: int) -> Generator[FileOutcome, None, None]:
+        """The job's `count` outcomes in order; WorkerDied when the process ends before the last.
+        Closing the iterator early waits for the process (it finishes the files it is writing)."""
+        try:
+            done = 0
+            while done < count:
+                payload = read_message(self.results)
+                if payload is None:
+                    raise WorkerDied(f"translator process {self.pid} ended without its results")
+                chunk = decode(payload)
+                done += len(chunk)
+                yield from chunk
+        finally:
+            self.close(wait=True)
+
+    def close(self, wait: bool = False) -> None:
+        """Close both pipes (the process then ends after what it is writing); `wait`: until it has."""
+        for fd in (self.job, self.results):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.job = self.results = -1
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0 if wait else os.WNOHANG)
+
+
+def wanted(argv: Sequence[str]) -> bool:
+    """Is this command line a translation run? A guess from its words (click has not parsed it yet):
+    a wrong yes costs a process that imports and exits, a wrong no the time this saves."""
+    words = set(argv[1:])
+    return (
+        hasattr(os, "fork")
+        and "convert" in words
+        and not words & {"-h", "--help", "--version", "--verify"}
+        and "HIPIFY_PY_NO_EARLY" not in os.environ
+    )
+
+
+def start() -> Early | None:
+    """Fork the translator process (see the module's docstring); None where there is no fork."""
+    job_read, job_write = os.pipe()
+    result_read, result_write = os.pipe()
+    try:
+        pid = fork_child(lambda: _child(job_read, result_write), (job_write, result_read))
+    except OSError:  # out of processes: the run translates itself
+        for fd in (job_read, job_write, result_read, result_write):
+            os.close(fd)
+        return None
+    os.close(job_read)
+    os.close(result_write)
+    return Early(pid, job_write, result_read)
+
+
+def _child(jobs: int, results: int) -> None:
+    _detach_output()
+    with contextlib.suppress(BrokenPipeError):  # the run stopped reading: nothing left to do
+        _serve(jobs, results)
+
+
+def _detach_output() -> None:
+    """Standard streams to /dev/null. Why: a caller that reads the command's output to its end (pre-commit,
+    subprocess.run) would otherwise wait for this process too, also when the run did not need it; what
+    the translation says travels in the outcomes, and the run prints it."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _serve(jobs: int, results: int) -> None:
+    _load()
+    message = read_message(jobs)
+    if message is None:  # the run did not need us
+        return
+    files, settings, count = pickle.loads(message)
+    with contextlib.closing(_payloads(files, settings, count)) as payloads:  # why: its workers are waited for
+        for payload in payloads:
+            write_message(results, payload)
+
+
+def _load() -> None:
+    """What every translation needs, whatever the command line says: the pipeline's modules, the
+    grammar and the shipped mapping tables (per-target tables come with the job: run/pool.preload)."""
+    from hipify_py.engine.parser import warm_up
+    from hipify_py.pipeline.translate import default_tables
+
+    warm_up()
+    default_tables()
+
+
+def _payloads(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[bytes]:
+    """The job's outcomes, pickled a chunk at a time: translated here when a pool would not pay off
+    (run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
+    from functools import partial
+
+    from hipify_py.pipeline.translate import default_tables
+    from hipify_py.run import process as file_work
+    from hipify_py.run.forked import encode, forked_payloads
+    from hipify_py.run.pool import fork_chunk, inline, preload
+    from hipify_py.util import collect
+
+    work = partial(file_work.process, settings=settings)
+    if settings.extra_mappings:  # why here: compiled once, not by every worker
+        default_tables(settings.extra_mappings)
+    if inline(jobs, files):
+        collect.resume()
+        for start in range(0, len(files), _INLINE_CHUNK):
+            yield encode(work, files[start : start + _INLINE_CHUNK])
+        return
+    preload(settings, files)
+    collect.resume()  # why after the tables: the workers inherit them frozen
+    yield from forked_payloads(work, files, jobs, fork_chunk(len(files), jobs))
