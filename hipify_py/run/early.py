@@ -20,6 +20,8 @@ import contextlib
 import os
 import pickle
 from collections.abc import Generator, Iterator, Sequence
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hipify_py.run.forked import WorkerDied, decode, fork_child, read_message, write_message
@@ -45,8 +47,14 @@ class Early:
     def send(self, files: Sequence[Found], settings: RunSettings, jobs: int) -> bool:
         """Hand over the job: `files` translated with `settings` by up to `jobs` processes. False when
         the process is gone (nothing was translated: the caller translates instead)."""
+        from hipify_py.run.pool import inline
+
+        roots: dict[Path, int] = {}
+        # why strings: unpickling a Path parses it again; the workers make the paths of their own files
+        items = [(str(found.path), roots.setdefault(found.root, len(roots)), found.kind) for found in files]
+        job = (items, list(roots), settings, jobs, inline(jobs, files))
         try:
-            write_message(self.job, pickle.dumps((list(files), settings, jobs), -1))
+            write_message(self.job, pickle.dumps(job, -1))
         except OSError:
             return False
         return True
@@ -124,8 +132,9 @@ def _serve(jobs: int, results: int) -> None:
     message = read_message(jobs)
     if message is None:  # the run did not need us
         return
-    files, settings, count = pickle.loads(message)
-    with contextlib.closing(_payloads(files, settings, count)) as payloads:  # why: its workers are waited for
+    items, roots, settings, count, serial = pickle.loads(message)
+    payloads = _payloads(items, roots, settings, count, serial)
+    with contextlib.closing(payloads):  # why: its workers are waited for
         for payload in payloads:
             write_message(results, payload)
 
@@ -140,25 +149,36 @@ def _load() -> None:
     default_tables()
 
 
-def _payloads(files: Sequence[Found], settings: RunSettings, jobs: int) -> Iterator[bytes]:
-    """The job's outcomes, pickled a chunk at a time: translated here when a pool would not pay off
-    (run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
-    from functools import partial
+_Item = tuple[str, int, str]  # a file of the job: its path, the index of its root, its kind
 
+
+def _payloads(
+    items: Sequence[_Item], roots: Sequence[Path], settings: RunSettings, jobs: int, serial: bool
+) -> Iterator[bytes]:
+    """The job's outcomes, pickled a chunk at a time: translated here when a pool would not pay off
+    (`serial`: run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
     from hipify_py.pipeline.translate import default_tables
-    from hipify_py.run import process as file_work
     from hipify_py.run.forked import encode, forked_payloads
-    from hipify_py.run.pool import fork_chunk, inline, preload
+    from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.util import collect
 
-    work = partial(file_work.process, settings=settings)
+    work = partial(_process, roots=roots, settings=settings)
     if settings.extra_mappings:  # why here: compiled once, not by every worker
         default_tables(settings.extra_mappings)
-    if inline(jobs, files):
+    if serial:
         collect.resume()
-        for start in range(0, len(files), _INLINE_CHUNK):
-            yield encode(work, files[start : start + _INLINE_CHUNK])
+        for start in range(0, len(items), _INLINE_CHUNK):
+            yield encode(work, items[start : start + _INLINE_CHUNK])
         return
-    preload(settings, files)
+    if any(kind == "source" for _, _, kind in items):
+        preload_tables(settings)
     collect.resume()  # why after the tables: the workers inherit them frozen
-    yield from forked_payloads(work, files, jobs, fork_chunk(len(files), jobs))
+    yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs))
+
+
+def _process(item: _Item, roots: Sequence[Path], settings: RunSettings) -> FileOutcome:
+    from hipify_py.run.discover import Found
+    from hipify_py.run.process import process
+
+    path, root, kind = item
+    return process(Found(Path(path), roots[root], kind), settings)

@@ -130,9 +130,13 @@ def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> Pr
 def preload(settings: RunSettings, files: Sequence[Found]) -> None:
     """Before forking: every rule table loaded once, for the workers to inherit."""
     if any(found.kind == "source" for found in files):
-        from hipify_py.pipeline.translate import preload_rule_tables
+        preload_tables(settings)
 
-        preload_rule_tables(settings.options)
+
+def preload_tables(settings: RunSettings) -> None:
+    from hipify_py.pipeline.translate import preload_rule_tables
+
+    preload_rule_tables(settings.options)
 
 
 def inline(jobs: int, files: Sequence[Found]) -> bool:
