@@ -11,7 +11,10 @@ from hipify_py.util import collect
 
 def main() -> None:
     collect.pause()  # why before the import: importing the command line is most of a small run's start-up
-    translator = early.start() if early.wanted(sys.argv) else None
+    translator = None
+    if early.wanted(sys.argv):
+        early.load_shared()
+        translator = early.start()
     from hipify_py.cli.main import main as command_line
 
     command_line(obj=translator)

@@ -96,6 +96,18 @@ def wanted(argv: Sequence[str]) -> bool:
     )
 
 
+def load_shared() -> None:
+    """Import, before forking, the modules both the run and the translator process import (dataclasses
+    with inspect, shutil, the option, finding and table modules: ~13 ms): once instead of in each. It
+    shifts no time onto the run's own path (it imports them anyway), and the translator process is
+    ready as early (it has that much less to import)."""
+    import hipify_py.analysis.defines
+    import hipify_py.data.derived
+    import hipify_py.data.installed
+    import hipify_py.engine.rule_texts
+    import hipify_py.run.outcome  # noqa: F401
+
+
 def start() -> Early | None:
     """Fork the translator process (see the module's docstring); None where there is no fork."""
     job_read, job_write = os.pipe()
