@@ -77,6 +77,22 @@ def test_banner_when_no_header_and_probe_cached(tmp_path: Path) -> None:
     assert installed_hip(env, cache_dir=cache) == Installed("7.0", "7.0.51831", f"hipcc at {hipcc}")
 
 
+def test_without_probing_only_a_remembered_answer(tmp_path: Path) -> None:
+    """run/early.py's guess at the target must never run hipcc (the run probes it at the same time)."""
+    hipcc = _fake_rocm(tmp_path / "rocm", None, "HIP version: 6.4.43482-0")
+    env = {"PATH": str(hipcc.parent), "ROCM_PATH": str(tmp_path / "none")}
+    cache = tmp_path / "cache"
+    assert installed_hip(env, cache_dir=cache, probe=False) is None
+    assert not (tmp_path / "rocm" / "calls").exists()
+    probed = installed_hip(env, cache_dir=cache)
+    assert (
+        installed_hip(env, cache_dir=cache, probe=False)
+        == probed
+        == Installed("6.4", "6.4.43482", f"hipcc at {hipcc}")
+    )
+    assert (tmp_path / "rocm" / "calls").read_text().count("run") == 1
+
+
 def test_header_under_rocm_path_without_hipcc(tmp_path: Path) -> None:
     root = tmp_path / "opt"
     (root / "include" / "hip").mkdir(parents=True)

@@ -110,8 +110,9 @@ def _probe_compiler(hipcc: Path) -> Installed | None:
     return Installed(short_version(full), full, f"hipcc at {hipcc}")
 
 
-def _cached_probe(hipcc: Path, cache_dir: Path | None) -> Installed | None:
-    """_probe_compiler, remembered per compiler (path, size, mtime) in the cache directory."""
+def _cached_probe(hipcc: Path, cache_dir: Path | None, probe: bool = True) -> Installed | None:
+    """_probe_compiler, remembered per compiler (path, size, mtime) in the cache directory; `probe`
+    False: only what is remembered (None when nothing is)."""
     try:
         st = hipcc.stat()
     except OSError:
@@ -128,6 +129,8 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None) -> Installed | None:
         hit = known.get(key)
         if isinstance(hit, dict) and {"version", "full", "where"} <= hit.keys():
             return Installed(hit["version"], hit["full"], hit["where"])
+    if not probe:
+        return None
     found = _probe_compiler(hipcc)
     if found is not None and cache_file is not None:
         from hipify_py.util.fileio import atomic_write
@@ -142,13 +145,16 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None) -> Installed | None:
     return found
 
 
-def installed_hip(env: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> Installed | None:
-    """The HIP a user has: the hipcc on PATH, else a hip_version.h under $ROCM_PATH, /opt/rocm, /usr."""
+def installed_hip(
+    env: Mapping[str, str] | None = None, cache_dir: Path | None = None, probe: bool = True
+) -> Installed | None:
+    """The HIP a user has: the hipcc on PATH, else a hip_version.h under $ROCM_PATH, /opt/rocm, /usr.
+    `probe` False: never run hipcc; None when its answer is not remembered in `cache_dir`."""
     env = os.environ if env is None else env
     found = shutil.which("hipcc", path=env.get("PATH", os.defpath))
     if found is not None:
-        probed = _cached_probe(Path(os.path.abspath(found)), cache_dir)
-        if probed is not None:
+        probed = _cached_probe(Path(os.path.abspath(found)), cache_dir, probe)
+        if probed is not None or not probe:
             return probed
     roots = [env.get("ROCM_PATH", ""), env.get("HIP_PATH", ""), "/opt/rocm", "/usr"]
     for root in filter(None, roots):

@@ -159,6 +159,22 @@ def _load() -> None:
 
     warm_up()
     default_tables()
+    version = _likely_target()
+    if version is not None:  # why: a run without --hip-version targets it; a wrong guess costs ~3 ms
+        from hipify_py.engine.options import Options
+        from hipify_py.pipeline.translate import preload_rule_tables
+
+        preload_rule_tables(Options(hip_version=version))
+
+
+def _likely_target() -> str | None:
+    """The installed HIP as the run's default target finds it (data/target.py), when the answer is
+    already remembered: probing hipcc here would race the run doing the same."""
+    from hipify_py.data.target import installed_hip
+    from hipify_py.util.cachedir import cache_root
+
+    found = installed_hip(cache_dir=cache_root(), probe=False)
+    return found.version if found is not None else None
 
 
 _Item = tuple[str, int, str]  # a file of the job: its path, the index of its root, its kind
