@@ -94,9 +94,15 @@ def detector_rules() -> tuple[RuleFn, ...]:
     return DETECTORS
 
 
-@functools.lru_cache(maxsize=8)
 def default_tables(extra_mappings: tuple[Path, ...] = ()) -> Tables:
     """The compiled tables (their `.mappings` too); the shipped ones come from the derived cache."""
+    # why the argument always passed on: lru_cache keys `f()` and `f(())` apart, and a table loaded
+    # before a fork under one key was loaded again by every worker under the other
+    return _tables_for(tuple(extra_mappings))
+
+
+@functools.lru_cache(maxsize=8)
+def _tables_for(extra_mappings: tuple[Path, ...]) -> Tables:
     if not extra_mappings:  # why not with extras: the key covers the shipped tables, not a user's file
         return derived.load("tables", _shipped_tables)
     return compile_tables(load_mappings(extra_mappings))

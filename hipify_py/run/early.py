@@ -20,7 +20,6 @@ import contextlib
 import os
 import pickle
 from collections.abc import Generator, Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,14 +97,15 @@ def wanted(argv: Sequence[str]) -> bool:
 
 def load_shared() -> None:
     """Import, before forking, the modules both the run and the translator process import (dataclasses
-    with inspect, shutil, the option, finding and table modules: ~13 ms): once instead of in each. It
-    shifts no time onto the run's own path (it imports them anyway), and the translator process is
-    ready as early (it has that much less to import)."""
+    with inspect, shutil, the option, finding, table and per-file modules: ~15 ms): once instead of in
+    each. It shifts no time onto the run's own path (it imports them anyway), and the translator process
+    is ready as early (it has that much less to import)."""
     import hipify_py.analysis.defines
     import hipify_py.data.derived
     import hipify_py.data.installed
     import hipify_py.engine.rule_texts
-    import hipify_py.run.outcome  # noqa: F401
+    import hipify_py.run.outcome
+    import hipify_py.run.process  # noqa: F401
 
 
 def start() -> Early | None:
@@ -186,11 +186,16 @@ def _payloads(
     """The job's outcomes, pickled a chunk at a time: translated here when a pool would not pay off
     (`serial`: run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
     from hipify_py.pipeline.translate import default_tables
+    from hipify_py.run.discover import Found
     from hipify_py.run.forked import encode, forked_payloads
     from hipify_py.run.pool import fork_chunk, preload_tables
+    from hipify_py.run.process import process
     from hipify_py.util import collect
 
-    work = partial(_process, roots=roots, settings=settings)
+    def work(item: _Item) -> FileOutcome:
+        path, root, kind = item
+        return process(Found(Path(path), roots[root], kind), settings)
+
     if settings.extra_mappings:  # why here: compiled once, not by every worker
         default_tables(settings.extra_mappings)
     if serial:
@@ -202,11 +207,3 @@ def _payloads(
         preload_tables(settings)
     collect.resume()  # why after the tables: the workers inherit them frozen
     yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs))
-
-
-def _process(item: _Item, roots: Sequence[Path], settings: RunSettings) -> FileOutcome:
-    from hipify_py.run.discover import Found
-    from hipify_py.run.process import process
-
-    path, root, kind = item
-    return process(Found(Path(path), roots[root], kind), settings)

@@ -134,9 +134,12 @@ def preload(settings: RunSettings, files: Sequence[Found]) -> None:
 
 
 def preload_tables(settings: RunSettings) -> None:
+    """The rule tables of the run's target and the regex programs, for the workers to inherit."""
     from hipify_py.pipeline.translate import preload_rule_tables
+    from hipify_py.util.lazyre import load_programs
 
     preload_rule_tables(settings.options)
+    load_programs()
 
 
 def inline(jobs: int, files: Sequence[Found]) -> bool:

@@ -114,8 +114,7 @@ class ProgramStore:
         key = (pattern, flags)
         program = self.known.get(key)
         if program is None and self.shipped is not None:
-            self.known = {**self._read(self.shipped), **self.known}
-            self.shipped = None
+            self.read_shipped()
             program = self.known.get(key)
         compiled = None
         if program is not None:
@@ -138,6 +137,12 @@ class ProgramStore:
                 atexit.register(self.save)
             self.new[key] = program
         return compiled  # type: ignore[return-value]
+
+    def read_shipped(self) -> None:
+        """Add the shipped programs (once; the machine's own file wins where both have one)."""
+        if self.shipped is not None:
+            self.known = {**self._read(self.shipped), **self.known}
+            self.shipped = None
 
     def save(self) -> None:
         """Merge this process's new programs into the file (atomic replace; a lost race loses nothing
@@ -203,10 +208,20 @@ def shipped_store(path: Any) -> Any:
 def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
     if flags & re.DEBUG:
         return re.compile(pattern, flags)
+    return _store().compile(pattern, flags)
+
+
+def _store() -> ProgramStore:
     if not _stores:
         path = store_path()
         _stores.append(ProgramStore(path, shipped_store(path)))
-    return _stores[0].compile(pattern, flags)
+    return _stores[0]
+
+
+def load_programs() -> None:
+    """Read the stored and the shipped programs now: before a pool forks, so that its workers inherit
+    them instead of each reading both files at its first pattern."""
+    _store().read_shipped()
 
 
 def save_programs() -> None:
