@@ -60,9 +60,10 @@ class Early:
 
     def outcomes(self, count: int) -> Generator[FileOutcome, None, None]:
         """The job's `count` outcomes in order; WorkerDied when the process ends before the last.
-        Closing the iterator early waits for the process (it finishes the files it is writing)."""
+        Closing the iterator before the last outcome arrived waits for the process (it finishes the
+        files it is writing); after it, every file is written and nothing is waited for."""
+        done = 0
         try:
-            done = 0
             while done < count:
                 payload = read_message(self.results)
                 if payload is None:
@@ -71,7 +72,7 @@ class Early:
                 done += len(chunk)
                 yield from chunk
         finally:
-            self.close(wait=True)
+            self.close(wait=done < count)
 
     def close(self, wait: bool = False) -> None:
         """Close both pipes (the process then ends after what it is writing); `wait`: until it has."""
