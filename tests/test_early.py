@@ -144,3 +144,26 @@ def test_started_only_for_a_translation_run(
     assert early.wanted(argv) is expected
     monkeypatch.setenv("HIPIFY_PY_NO_EARLY", "1")
     assert early.wanted(argv) is False
+
+
+def test_regex_programs_built_in_the_early_process_are_kept(tmp_path: Path) -> None:
+    """lazyre keeps run-time patterns for the next run at exit; the early process ends with os._exit,
+    so it saves before its last outcome (a staged file's patterns are built there, not in the run)."""
+    import marshal
+    import subprocess
+    import sys
+
+    source = tmp_path / "k.cu"
+    source.write_bytes(b"__global__ void k(int* p) { p[0] = __shfl_down_sync(0xffffffff, p[0], 1); }\n")
+    env = {**os.environ, "HIPIFY_PY_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("HIPIFY_PY_NO_EARLY", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "hipify_py", "convert", "-q", "--check", str(source)],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    (store,) = (tmp_path / "cache").glob("regex-*.marshal")
+    patterns = marshal.loads(store.read_bytes())
+    assert any(isinstance(p, bytes) and b"__shfl_down_sync" in p for p, _ in patterns), len(patterns)

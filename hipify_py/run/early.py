@@ -192,6 +192,7 @@ def _payloads(
     from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.run.process import process
     from hipify_py.util import collect
+    from hipify_py.util.lazyre import save_programs
 
     def work(item: _Item) -> FileOutcome:
         path, root, kind = item
@@ -202,7 +203,12 @@ def _payloads(
     if serial:
         collect.resume()
         for start in range(0, len(items), _INLINE_CHUNK):
-            yield encode(work, items[start : start + _INLINE_CHUNK])
+            payload = encode(work, items[start : start + _INLINE_CHUNK])
+            if start + _INLINE_CHUNK >= len(items):
+                # why before the last payload: the regex programs this process built are kept for the
+                # next run (lazyre saves at exit, which os._exit skips), while the run still waits
+                save_programs()
+            yield payload
         return
     if any(kind == "source" for _, _, kind in items):
         preload_tables(settings)
