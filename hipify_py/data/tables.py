@@ -7,7 +7,7 @@ compiled pattern that finds every candidate token in a file in a single C-level 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
@@ -103,6 +103,25 @@ _RUN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def _start(match: re.Match[bytes]) -> int:
     return match.start()
+
+
+def word_matches(source: bytes, names: Iterable[bytes], pattern: re.Pattern[bytes]) -> list[re.Match[bytes]]:
+    r"""What a per-file alternation `(?:name1|name2|...)` of word names finds, without compiling it
+    (~0.1 ms in Python, and most files bring a new set of names): the static `pattern`'s matches at the
+    occurrences of the names whose group 1 (a greedy word run, e.g. `(?<![\w$])([A-Za-z_]\w*)\s*\(` for
+    `(?<![\w$])(name1|name2)\s*\(`) is the name, in source order. Exactly the alternation's matches when
+    every name is a word: a match then spans its name's whole run, so no two overlap and the
+    alternation's order does not matter."""
+    found = []
+    for name in names:
+        at = source.find(name)
+        while at >= 0:
+            m = pattern.match(source, at)
+            if m is not None and m.group(1) == name:
+                found.append(m)
+            at = source.find(name, at + 1)
+    found.sort(key=_start)
+    return found
 
 
 def compile_tables(mappings: Mappings) -> Tables:

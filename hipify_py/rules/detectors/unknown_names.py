@@ -6,7 +6,7 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
-from hipify_py.data.tables import Tables
+from hipify_py.data.tables import Tables, word_matches
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import NOT_A_TYPE, Scan, declares, match_text, report
 from hipify_py.rules.detectors.libraries import LIBRARY_USE
@@ -73,6 +73,7 @@ def _cuda_family(name: bytes, tables: Tables) -> bool:
 
 
 _QUALIFIER = lazy(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
+_WORD = lazy(rb"\b(\w+)")
 
 
 def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
@@ -80,7 +81,7 @@ def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
     template parameters, variables, functions, and names used as `Name::` qualifiers."""
     src = ctx.source
     declared: set[bytes] = set()
-    for m in re.finditer(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\b", src):
+    for m in word_matches(src, names, _WORD):  # `\b(?:name1|name2|...)\b`, not compiled per file
         name = m.group()
         if name in declared:
             continue
