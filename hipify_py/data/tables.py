@@ -36,6 +36,8 @@ class Tables(NamedTuple):
     guard_names: frozenset[bytes] = frozenset()
     # each CUDA name's start up to its second `_` (CU_TENSOR_ of CU_TENSOR_MAP_...): name families
     two_word_prefixes: frozenset[str] = frozenset()
+    # include-order.yaml: HIP header -> the header it needs included before it (as bytes, like the edits)
+    include_needs: tuple[tuple[bytes, bytes], ...] = ()
 
 
 def _needs_attention(record: tuple) -> bool:
@@ -169,6 +171,7 @@ def compile_tables(mappings: Mappings) -> Tables:
         unmapped,
         frozenset(name.encode() for name in mappings.guards),
         frozenset(_two_word_prefix(name) for name in mappings.by_cuda if name.count("_") >= 2),
+        tuple((name.encode(), need.needs.encode()) for name, need in mappings.include_needs.items()),
     )
 
 

@@ -284,7 +284,7 @@ def _include_prerequisites(ctx: Context, found: RuleResult, inserted: list[Edit]
     hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
     needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
     hid that dependency in the CUDA code."""
-    needs = {name.encode(): need.needs.encode() for name, need in ctx.tables.mappings.include_needs.items()}
+    needs = dict(ctx.tables.include_needs)
     rewritten = {e.start: e.text for e in found.edits if e.start != e.end and e.text in needs}
     if not rewritten:
         return []
