@@ -13,9 +13,14 @@ from hipify_py.rules.detectors.libraries import LIBRARY_USE
 from hipify_py.rules.detectors.versions import VERSION_MACRO
 from hipify_py.util.lazyre import compiled, lazy
 
+# `\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|...)?[A-Z][a-z]\w*|CU(?:DA|...)?_[A-Z]...|nvrtc[A-Z]\w*)\b` with
+# each branch's first letter first and the word boundary checked behind it (`c(?<!\wc)` == `\bc`):
+# the engine then searches for the letters instead of trying every byte. A match is a whole word either
+# way, so the branches' grouping by first letter finds the same words.
 _CUDA_LOOKING = lazy(
-    rb"\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
-    rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
+    rb"(?:c(?<!\wc)u(?:da[A-Z]\w*|(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*)"
+    rb"|C(?<!\wC)U(?:[a-z]\w*|(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9])"
+    rb"|n(?<!\wn)vrtc[A-Z]\w*)\b"
 )
 
 
