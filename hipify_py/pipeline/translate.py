@@ -46,7 +46,7 @@ from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.template_keyword import insert_template_keywords
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
-from hipify_py.util.lazyre import lazy
+from hipify_py.util.lazyre import lazy, words_at_boundary
 
 
 @dataclass
@@ -326,7 +326,7 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
 _KERNEL_SIGN_NAMES = frozenset(
     b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
 )
-_KERNEL_SIGNS = lazy(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
+_KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
 
 def _has_kernel_code(ctx: Context) -> bool:
