@@ -17,6 +17,11 @@ BINARY_SNIFF = 8192
 # the pid tells a later run whether the writer is gone (killed) so the leftover can be removed.
 TEMP_MARK = ".hipify-py-tmp."
 _TEMP_NAME = r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$"  # why no lazy(): lazyre writes through this module
+# why once: getattr of a flag this os lacks (O_BINARY off Windows) raises and formats an AttributeError
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_CREATE_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+)
 
 
 class InputError(Exception):
@@ -40,7 +45,7 @@ def read_source_stat(path: Path) -> tuple[bytes, os.stat_result]:
     try:
         # why O_NONBLOCK + fstat: opening a FIFO (or reading a device) named like a source would block
         # the run forever; the check is on the opened file, so nothing can swap it in between
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, _READ_FLAGS)
         with os.fdopen(fd, "rb") as handle:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
@@ -174,7 +179,7 @@ def _temp_file(target: Path) -> tuple[int, str]:
 
     why not mkstemp: its name generator (the random module, in Python) cost as much as the write."""
     prefix = os.path.join(target.parent, f".{target.name}{TEMP_MARK}{os.getpid()}.")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags = _CREATE_FLAGS
     while True:
         name = prefix + os.urandom(6).hex()
         try:
