@@ -9,7 +9,6 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from hipify_py.data.tables import Tables, identifiers_of
@@ -19,6 +18,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, Tree, ancestors, parse
 from hipify_py.engine.rule_texts import rule_info
 from hipify_py.engine.source import LineIndex
+from hipify_py.util.cached import cached
 from hipify_py.util.lazyre import lazy
 
 if TYPE_CHECKING:
@@ -79,29 +79,29 @@ class Context:
     options: Options
     _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
 
-    @cached_property
+    @cached
     def tree(self) -> Tree:
         """Parsed on first use: a file in which no rule finds anything to look at is never parsed
         (most of a project's host-only files), so the cost follows the CUDA tokens, not the size."""
         return parse(self.source)
 
-    @cached_property
+    @cached
     def identifiers(self) -> frozenset[bytes]:
         """The file's distinct identifier-like tokens (tables.identifiers_of), found once for all rules:
         a rule whose names are absent skips its scan (`names.isdisjoint(ctx.identifiers)`)."""
         return identifiers_of(self.source)
 
-    @cached_property
+    @cached
     def identifier_text(self) -> bytes:
         """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
         ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
         return b"\n".join(self.identifiers)
 
-    @cached_property
+    @cached
     def lines(self) -> LineIndex:
         return LineIndex(self.source)
 
-    @cached_property
+    @cached
     def branches(self) -> Branches:
         """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
         from hipify_py.analysis.pp_branches import dead_branches  # why lazy: rules import this module
@@ -236,7 +236,7 @@ class Context:
             yield m, where
 
     # -- regions that must not be rewritten -----------------------------------------------
-    @cached_property
+    @cached
     def protected(self) -> list[tuple[int, int]]:
         """Sorted, merged ranges left alone: HIP-platform branches and hipify-py: off/on regions."""
         spans = list(self._hip_branches()) + list(self._off_regions())
@@ -325,7 +325,7 @@ class Context:
             source_line=self.lines.line_text(line),
         )
 
-    @cached_property
+    @cached
     def suppressions(self) -> dict[int, frozenset[str] | None]:
         """line -> rule ids silenced on it (None: all), from `// hipify-py: ignore[...]` comments."""
         result: dict[int, frozenset[str] | None] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from hipify_py.engine.source import line_matches
 from hipify_py.util.lazyre import lazy
 
 USE = "use:"  # an operator use a finding needs (project/operator_uses.py), not a macro
@@ -65,7 +66,7 @@ def file_defines(source: bytes) -> tuple[str, ...]:
     """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
     if not may_define(source):
         return ()
-    return tuple(sorted({m.decode("ascii", "replace") for m in _DEFINE.findall(source)}))
+    return tuple(sorted({m.group(1).decode("ascii", "replace") for m in line_matches(_DEFINE, source)}))
 
 
 # -- build files ---------------------------------------------------------------------------------

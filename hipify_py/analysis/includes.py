@@ -10,10 +10,10 @@ clobber of a CUDA name).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from hipify_py.engine.source import UTF8_BOM
+from hipify_py.util.lazyre import lazy
 
 if TYPE_CHECKING:
     from hipify_py.analysis.context import Context
@@ -62,14 +62,13 @@ def include_position(ctx: Context) -> int:
     return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first
 
 
+# why the name as a group, not in the pattern: a pattern per #define name was compiled for nearly every
+# file; for a word `name` (a #define's), the group is the name exactly when that pattern matched
+_NOT_DEFINED = lazy(rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)(\w+)\s*\)?\s*")
+
+
 def guards_define(source: bytes, define: int, name: bytes) -> bool:
     """`#ifndef NAME` (or `#if !defined(NAME)`) on the line before: a header guard, not a clobber."""
     before = source[:define].rstrip()
-    previous = before[before.rfind(b"\n") + 1 :]
-    return (
-        re.fullmatch(
-            rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)" + re.escape(name) + rb"\s*\)?\s*",
-            previous,
-        )
-        is not None
-    )
+    m = _NOT_DEFINED.fullmatch(before, before.rfind(b"\n") + 1)
+    return m is not None and m.group(1) == name

@@ -26,6 +26,7 @@ from hipify_py.data.detector_data import (
     NVIDIA_COMPILER_TESTS,
     NVIDIA_ONLY_PROJECT_MACROS,
 )
+from hipify_py.engine.source import line_matches
 from hipify_py.util.lazyre import compiled, lazy
 
 Value = int | None  # None: unknown (a macro we cannot evaluate)
@@ -321,7 +322,7 @@ def _logical_end(source: bytes, pos: int) -> int:
 
 def directives(source: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
     """(line start, line end, kind, condition text) of each conditional directive."""
-    for m in _DIRECTIVE.finditer(source):
+    for m in line_matches(_DIRECTIVE, source):
         end = _logical_end(source, m.end())
         yield m.start(), end, m.group(1), source[m.end() : end]
 

@@ -104,6 +104,13 @@ def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
 
 
 @functools.lru_cache(maxsize=16)
+def row_words(target: str) -> frozenset[bytes]:
+    """The CUDA names of rows_for(target), encoded: a file naming none of them (its identifiers
+    disjoint) needs no adaptation, found by one set operation."""
+    return frozenset(name.encode() for name in rows_for(target))
+
+
+@functools.lru_cache(maxsize=16)
 def rows_for(target: str) -> Mapping[str, Adaptation]:
     """CUDA name -> the row that holds for `target` (the table has at most one per name and version)."""
     return one_per_name(

@@ -7,8 +7,9 @@ compiled pattern that finds every candidate token in a file in a single C-level 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 from typing import NamedTuple
 
 from hipify_py.data.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, make_entry, pack, unpack
@@ -35,6 +36,8 @@ class Tables(NamedTuple):
     guard_names: frozenset[bytes] = frozenset()
     # each CUDA name's start up to its second `_` (CU_TENSOR_ of CU_TENSOR_MAP_...): name families
     two_word_prefixes: frozenset[str] = frozenset()
+    # include-order.yaml: HIP header -> the header it needs included before it (as bytes, like the edits)
+    include_needs: tuple[tuple[bytes, bytes], ...] = ()
 
 
 def _needs_attention(record: tuple) -> bool:
@@ -49,15 +52,19 @@ def _records(entries: Mapping[str, Entry]) -> dict[str, tuple[str, tuple]]:
     return {name: (pack(t), t) for name, entry in entries.items() for t in [tuple(entry)]}
 
 
-_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
+_WORD_BYTES = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"  # bytes patterns' \w
+_RUNS_APART = bytes(c if c in _WORD_BYTES else 32 for c in range(256))  # translate(): others -> a space
 
 
 def identifiers_of(source: bytes) -> frozenset[bytes]:
-    """Every distinct identifier-like token (comments and strings included), collected in C.
+    r"""Every distinct identifier-like token (comments and strings included), collected in C.
 
     A superset test for whole-name patterns: each maximal run of word characters of the source contributes
-    its part from the first letter or `_` on, so a name that stands alone in the source is in the set."""
-    return frozenset(_IDENTIFIER.findall(source))
+    its part from the first letter or `_` on, so a name that stands alone in the source is in the set
+    (what `[A-Za-z_]\w*`'s findall finds; the runs split apart by translate() come ~25% faster)."""
+    found = set(map(bytes.lstrip, source.translate(_RUNS_APART).split(), repeat(b"0123456789")))
+    found.discard(b"")  # a run of digits only: a number
+    return frozenset(found)
 
 
 class CandidateFinder(NamedTuple):
@@ -105,6 +112,25 @@ def _start(match: re.Match[bytes]) -> int:
     return match.start()
 
 
+def word_matches(source: bytes, names: Iterable[bytes], pattern: re.Pattern[bytes]) -> list[re.Match[bytes]]:
+    r"""What a per-file alternation `(?:name1|name2|...)` of word names finds, without compiling it
+    (~0.1 ms in Python, and most files bring a new set of names): the static `pattern`'s matches at the
+    occurrences of the names whose group 1 (a greedy word run, e.g. `(?<![\w$])([A-Za-z_]\w*)\s*\(` for
+    `(?<![\w$])(name1|name2)\s*\(`) is the name, in source order. Exactly the alternation's matches when
+    every name is a word: a match then spans its name's whole run, so no two overlap and the
+    alternation's order does not matter."""
+    found = []
+    for name in names:
+        at = source.find(name)
+        while at >= 0:
+            m = pattern.match(source, at)
+            if m is not None and m.group(1) == name:
+                found.append(m)
+            at = source.find(name, at + 1)
+    found.sort(key=_start)
+    return found
+
+
 def compile_tables(mappings: Mappings) -> Tables:
     by_cuda = _records(mappings.by_cuda)
     names = Built({cuda.encode(): p for cuda, (p, r) in by_cuda.items() if _needs_attention(r)}, make_entry)
@@ -145,6 +171,7 @@ def compile_tables(mappings: Mappings) -> Tables:
         unmapped,
         frozenset(name.encode() for name in mappings.guards),
         frozenset(_two_word_prefix(name) for name in mappings.by_cuda if name.count("_") >= 2),
+        tuple((name.encode(), need.needs.encode()) for name, need in mappings.include_needs.items()),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -37,6 +38,25 @@ class LineIndex:
         start = self.starts[line - 1]
         end = self.starts[line] if line < len(self.starts) else len(self.source)
         return self.source[start:end].rstrip(b"\r\n").decode("utf-8", "replace")
+
+
+def line_matches(pattern: re.Pattern[bytes], source: bytes, needle: bytes = b"#") -> list[re.Match[bytes]]:
+    """`pattern.finditer(source)` for a MULTILINE pattern anchored at line starts (`^...`) whose matches
+    hold `needle` in their first line and never reach past it (a directive: `^[ \t]*#[ \t]*define...`),
+    tried only at the starts of the lines that hold the needle. why: the regex engine cannot search for
+    such a pattern, it tries it at every byte (~0.4 ms on a 50 KB file); the lines with a `#` are few.
+    Such matches are one per line at most, so none can hide another as finditer's could."""
+    found = []
+    at = source.find(needle)
+    while at >= 0:
+        m = pattern.match(source, source.rfind(b"\n", 0, at) + 1)
+        if m is not None:
+            found.append(m)
+        at = source.find(b"\n", at)
+        if at < 0:
+            break
+        at = source.find(needle, at)
+    return found
 
 
 def newline_of(source: bytes) -> bytes:

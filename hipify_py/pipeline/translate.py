@@ -46,7 +46,7 @@ from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.template_keyword import insert_template_keywords
 from hipify_py.rules.vector_ops import check_vector_operators
 from hipify_py.rules.warp_sync import adapt_warp_sync
-from hipify_py.util.lazyre import lazy
+from hipify_py.util.lazyre import lazy, words_at_boundary
 
 
 @dataclass
@@ -290,7 +290,7 @@ def _include_prerequisites(ctx: Context, found: RuleResult, inserted: list[Edit]
     hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
     needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
     hid that dependency in the CUDA code."""
-    needs = {name.encode(): need.needs.encode() for name, need in ctx.tables.mappings.include_needs.items()}
+    needs = dict(ctx.tables.include_needs)
     rewritten = {e.start: e.text for e in found.edits if e.start != e.end and e.text in needs}
     if not rewritten:
         return []
@@ -332,7 +332,7 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
 _KERNEL_SIGN_NAMES = frozenset(
     b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
 )
-_KERNEL_SIGNS = lazy(rb"\b(?:" + b"|".join(sorted(_KERNEL_SIGN_NAMES)) + rb")\b")
+_KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
 
 def _has_kernel_code(ctx: Context) -> bool:

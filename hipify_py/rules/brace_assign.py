@@ -30,7 +30,9 @@ from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
 PREFIX = "brace-assign-"
-_ASSIGN = lazy(rb"(?<![=!<>+\-*/%&|^])=\s*\{")
+# `=` first and the operator check behind it (== `(?<![=!<>+\-*/%&|^])=`): a pattern that starts with a
+# literal gets the regex engine's fast search for it, one with a lookbehind is tried at every byte
+_ASSIGN = lazy(rb"=(?<![=!<>+\-*/%&|^]=)\s*\{")
 
 
 class TypeFacts(NamedTuple):

@@ -20,6 +20,7 @@ from pathlib import Path
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.tables import word_matches
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, ancestors
@@ -134,13 +135,16 @@ def guard_device_redefinitions(ctx: Context) -> RuleResult:
     return result
 
 
+_CALLED = lazy(rb"(?<![\w$])([A-Za-z_]\w*)\s*\(")  # a name before `(`: a call, a declaration
+
+
 def _device_definitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[tuple[Node, Node]]:
-    present = sorted(table.keys() & ctx.identifiers)  # why not `in ctx.source`: one C-level set op
+    present = table.keys() & ctx.identifiers  # why not `in ctx.source`: one C-level set op
     if not present:
         return []
     found = []
-    pattern = re.compile(rb"(?<![\w$])(" + b"|".join(re.escape(n) for n in present) + rb")\s*\(")
-    for m in pattern.finditer(ctx.source):
+    # what `(?<![\w$])(name1|name2|...)\s*\(` finds, without compiling it per file
+    for m in word_matches(ctx.source, present, _CALLED):
         node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
         if node is None or node.type != "identifier" or ctx.is_protected(m.start()):
             continue

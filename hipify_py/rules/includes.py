@@ -11,6 +11,7 @@ from hipify_py.data.schema import Header
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
+from hipify_py.engine.source import line_matches
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
@@ -45,7 +46,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     ):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
     for_target = renames_for(ctx.target).headers if ctx.target else {}
-    for m in _INCLUDE.finditer(ctx.source):
+    for m in line_matches(_INCLUDE, ctx.source):
         group = 1 if m.group(1) is not None else 2
         path_start, path_end = m.span(group)
         path = m.group(group)

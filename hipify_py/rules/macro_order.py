@@ -28,7 +28,7 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
+from hipify_py.engine.source import line_matches, newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
@@ -66,7 +66,7 @@ def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     if not may_define(ctx.source):
         return result
     names, called = hip_identifiers(ctx.options.hip_version)
-    clobbering = [m for m in _DEFINE.finditer(ctx.source) if _clobbers(ctx, m, names, called)]
+    clobbering = [m for m in line_matches(_DEFINE, ctx.source) if _clobbers(ctx, m, names, called)]
     if not clobbering:
         return result
     first = clobbering[0]

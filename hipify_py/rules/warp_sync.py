@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
-from hipify_py.data.adaptations import Adaptation, rows_for
+from hipify_py.data.adaptations import Adaptation, row_words, rows_for
 from hipify_py.engine.edits import COPY_MARK, Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
@@ -87,7 +87,8 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
     if not target:
         return result
     rows = rows_for(target)
-    present = [name for name in rows if name.encode() in ctx.identifiers]
+    named = row_words(target) & ctx.identifiers
+    present = [name for name in rows if name.encode() in named] if named else []
     if not present:
         if b"ffffffff" in ctx.source or b"~0" in ctx.source:  # an unused full-mask #define is harmless
             result.settled.extend(_settled_mask_definitions(ctx, full_mask_names(ctx.source), []))

@@ -82,6 +82,44 @@ class FileOutcome:
     def worst(self) -> Severity | None:
         return max((d.severity for d in self.diagnostics), default=None)
 
+    def __reduce__(self) -> tuple[Callable[..., FileOutcome], tuple[object, ...]]:
+        """Pickled for the trip from a worker: the paths as strings, the status by value and the counts
+        as a dict (the default pickle rebuilt each path from its parts and the status through Enum's
+        __call__: ~4 of the run's ~10 us a file to unpickle)."""
+        rest = dict(self.__dict__)
+        path, status, output, counts = (
+            rest.pop("path"),
+            rest.pop("status"),
+            rest.pop("output"),
+            rest.pop("counts"),
+        )
+        return _unpickled, (
+            str(path),
+            status.value,
+            None if output is None else str(output),
+            dict(counts),
+            rest,
+        )
+
+
+_STATUS_OF: dict[str, Status] = {status.value: status for status in Status}
+
+
+def _unpickled(
+    path: str, status: str, output: str | None, counts: dict[str, int], rest: dict[str, object]
+) -> FileOutcome:
+    outcome = FileOutcome.__new__(FileOutcome)
+    tally: Counter[str] = Counter.__new__(Counter)  # why not Counter(counts): its __init__ is Python code
+    dict.update(tally, counts)
+    outcome.__dict__.update(
+        rest,
+        path=Path(path),
+        status=_STATUS_OF[status],
+        output=None if output is None else Path(output),
+        counts=tally,
+    )
+    return outcome
+
 
 # -- findings as plain tuples (worker results, result cache records) --
 

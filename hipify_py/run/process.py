@@ -5,7 +5,9 @@ All I/O of a file lives here; translate() stays pure. Runs in a pool worker or i
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
@@ -22,8 +24,9 @@ from hipify_py.util.fileio import (
     atomic_write,
     backup_copy,
     is_valid_utf8,
-    read_source,
+    read_source_stat,
     writable,
+    write_replacing,
 )
 
 
@@ -93,13 +96,13 @@ def _convert(
 def process(found: Found, settings: RunSettings) -> FileOutcome:
     """Convert one file according to the run mode. Never raises for a bad file."""
     path = found.path
-    before = _stat_before_read(path) if settings.cache_dir is not None else None
     try:
-        source = read_source(path)
+        source, before = read_source_stat(path)
     except InputError as err:
         status = Status.SKIPPED if err.skip else Status.ERROR
         return FileOutcome(path, status, message=str(err), kind=found.kind)
-    in_stat = None if before is None else stat_entry(before)  # why now: racy is judged at the read
+    # why now: racy is judged at the read
+    in_stat = stat_entry(before) if settings.cache_dir is not None else None
     try:
         text, diagnostics, counts, moves, defines = _convert(found, source, settings)
     except Exception as err:  # a rule bug must not stop the run; report it with the file
@@ -126,7 +129,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         if text != source and (settings.mode in (Mode.DIFF, Mode.STDOUT) or settings.mirror):
             put_blob(settings.cache_dir, outcome.out_hash, text)
     try:
-        deliver(found, source, text, target, settings, outcome)
+        deliver(found, source, text, target, settings, outcome, before)
         if settings.mirror is not None:
             to_mirror(target, text, settings.mirror)
     except OSError as err:
@@ -141,16 +144,6 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     ):
         outcome.rewritten = _result_of_written(found, text, settings, outcome)
     return outcome
-
-
-def _stat_before_read(path: Path) -> os.stat_result | None:
-    """The source's stat from before it is read, for the result cache's files index (the stat with the
-    content hash, as ResultCache.file_hash keeps them): then the run's process need not read every file
-    again to index it (runner.run). None when there is none: read_source says what is wrong."""
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
 
 
 def _result_of_written(
@@ -186,8 +179,15 @@ def _line_count(data: bytes) -> int:
 
 
 def deliver(
-    found: Found, source: bytes, text: bytes, target: Path, settings: RunSettings, outcome: FileOutcome
+    found: Found,
+    source: bytes,
+    text: bytes,
+    target: Path,
+    settings: RunSettings,
+    outcome: FileOutcome,
+    source_stat: os.stat_result | None = None,
 ) -> None:
+    """`source_stat`: the source's stat as read (its permissions go to a new output file)."""
     mode = settings.mode
     renamed = target != found.path and mode is Mode.IN_PLACE
     if mode is Mode.DIFF and (text != source or target != found.path):
@@ -198,7 +198,14 @@ def deliver(
     elif mode is Mode.STDOUT:
         outcome.text = text
     elif mode is Mode.OUTPUT_TREE:
-        if not target.exists() or target.read_bytes() != text:
+        present = _lstat(target)
+        if present is None and source_stat is not None:  # the common case: a new file, one lstat
+            write_replacing(target, text, source_stat, durable=False)
+        elif (
+            present is None  # without the source's stat
+            or (stat.S_ISLNK(present.st_mode) and not target.exists())  # a dangling link: its target is made
+            or target.read_bytes() != text
+        ):
             atomic_write(target, text, mode_from=found.path, durable=False)
     elif mode is Mode.IN_PLACE and (text != source or renamed):
         if not writable(found.path):
@@ -215,6 +222,19 @@ def deliver(
         if renamed:
             os.unlink(found.path)
             outcome.status = Status.CHANGED
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """The stat of `path` itself, None when it is not there (the errors Path.exists() takes for it)."""
+    try:
+        return os.lstat(path)
+    except OSError as err:
+        if err.errno in _ABSENT:
+            return None
+        raise
+
+
+_ABSENT = frozenset((errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP))
 
 
 def to_mirror(target: Path, text: bytes, mirror: tuple[str, str]) -> None:

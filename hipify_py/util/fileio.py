@@ -17,6 +17,11 @@ BINARY_SNIFF = 8192
 # the pid tells a later run whether the writer is gone (killed) so the leftover can be removed.
 TEMP_MARK = ".hipify-py-tmp."
 _TEMP_NAME = r"^\..*\.hipify-py-tmp\.(\d+)\.\w+$"  # why no lazy(): lazyre writes through this module
+# why once: getattr of a flag this os lacks (O_BINARY off Windows) raises and formats an AttributeError
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_CREATE_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+)
 
 
 class InputError(Exception):
@@ -31,15 +36,21 @@ class InputError(Exception):
 
 
 def read_source(path: Path) -> bytes:
+    return read_source_stat(path)[0]
+
+
+def read_source_stat(path: Path) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and its stat taken on the opened file before reading it (the result cache's
+    files index and the output's permissions use it: no second stat of the path)."""
     try:
         # why O_NONBLOCK + fstat: opening a FIFO (or reading a device) named like a source would block
         # the run forever; the check is on the opened file, so nothing can swap it in between
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, _READ_FLAGS)
         with os.fdopen(fd, "rb") as handle:
-            kind = os.fstat(fd).st_mode
-            if stat.S_ISDIR(kind):
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError
-            if not stat.S_ISREG(kind):
+            if not stat.S_ISREG(st.st_mode):
                 raise InputError("not a regular file (FIFO, socket or device)", skip=True)
             data = handle.read()
     except PermissionError:
@@ -52,7 +63,7 @@ def read_source(path: Path) -> bytes:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a BOM: text, but every other byte is NUL
             raise InputError("UTF-16 text is not supported (convert the file to UTF-8)", skip=True)
         raise InputError("binary file (NUL bytes)", skip=True)
-    return data
+    return data, st
 
 
 def is_valid_utf8(data: bytes) -> bool:
@@ -73,19 +84,27 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None, durable
     """
     if path.is_symlink():  # why: replacing the link itself would turn it into a copy of the file
         path = Path(os.path.realpath(path))
-    if not path.parent.is_dir():  # why test first: a stat is far cheaper than a mkdir that fails (EEXIST)
-        path.parent.mkdir(parents=True, exist_ok=True)
     reference = mode_from if mode_from is not None else path
     try:
         st: os.stat_result | None = reference.stat()
     except OSError:
         st = None
+    write_replacing(path, data, st, durable)
+
+
+def write_replacing(path: Path, data: bytes, like: os.stat_result | None, durable: bool = True) -> None:
+    """atomic_write for a `path` known not to be a symlink, permission bits (and owner) from `like`
+    (None: the temp file's 0600). Makes the parent directory when it is missing."""
     with _ctrl_c_deferred():
-        _write_and_replace(path, data, st, durable)
+        _write_and_replace(path, data, like, durable)
 
 
 def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durable: bool) -> None:
-    fd, tmp = _temp_file(path)
+    try:  # why not a stat of the parent first: it exists for all files but the first of a directory
+        fd, tmp = _temp_file(path)
+    except (FileNotFoundError, NotADirectoryError):
+        path.parent.mkdir(parents=True, exist_ok=True)  # raises what a stat-then-mkdir raised
+        fd, tmp = _temp_file(path)
     try:
         try:  # why no file object: os.write is half the cost of a buffered writer for a whole file
             view = memoryview(data)
@@ -93,18 +112,25 @@ def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durab
                 view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
+            if st is not None:  # why on the descriptor: no second lookup of the path
+                _copy_mode(fd, tmp, st)
         finally:
             os.close(fd)
-        if st is not None:
-            os.chmod(tmp, stat.S_IMODE(st.st_mode))
-            if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-                with contextlib.suppress(OSError):  # keep the owner when we may (root); else ours
-                    os.chown(tmp, st.st_uid, st.st_gid)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _copy_mode(fd: int, tmp: str, st: os.stat_result) -> None:
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))
+    else:  # pragma: no cover - Windows
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    if hasattr(os, "fchown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(OSError):  # keep the owner when we may (root); else ours
+            os.fchown(fd, st.st_uid, st.st_gid)
 
 
 def backup_copy(path: Path, suffix: str) -> Path:
@@ -153,7 +179,7 @@ def _temp_file(target: Path) -> tuple[int, str]:
 
     why not mkstemp: its name generator (the random module, in Python) cost as much as the write."""
     prefix = os.path.join(target.parent, f".{target.name}{TEMP_MARK}{os.getpid()}.")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags = _CREATE_FLAGS
     while True:
         name = prefix + os.urandom(6).hex()
         try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from typing import Any, AnyStr, cast
 
 _FORWARDED = (
@@ -65,6 +66,13 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"lazy({self.pattern!r}, {self._flags})"
+
+
+def words_at_boundary(words: Iterable[bytes]) -> bytes:
+    r"""`\b(?:word1|word2|...)` for words of word characters (nothing to escape), written `w(?<!\ww)ord1|...`:
+    the boundary checked behind each word's first letter. why: a pattern that starts with \b (or any
+    assertion) is tried at every byte; one that starts with literals gets the engine's search for them."""
+    return b"(?:" + b"|".join(w[:1] + rb"(?<!\w" + w[:1] + b")" + w[1:] for w in words) + b")"
 
 
 def lazy(pattern: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator
-from functools import cached_property
 
 from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.pp_branches import Branches
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
+from hipify_py.util.cached import cached
 from hipify_py.util.lazyre import lazy
 
 
@@ -69,15 +69,15 @@ class Scan:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    @cached_property
+    @cached
     def device(self) -> DeviceSpans:
         return DeviceSpans(self.ctx)
 
-    @cached_property
+    @cached
     def branches(self) -> Branches:
         return self.ctx.branches
 
-    @cached_property
+    @cached
     def cuda_only(self) -> list[tuple[int, int]]:
         """Branches hipcc never compiles, merged and sorted: `#else` of `#ifdef __HIP_PLATFORM_AMD__`,
         body of `#ifndef USE_ROCM`, `#if __CUDA_ARCH__ >= 800` (see pp_branches).

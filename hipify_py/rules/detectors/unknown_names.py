@@ -6,16 +6,21 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
-from hipify_py.data.tables import Tables
+from hipify_py.data.tables import Tables, word_matches
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import NOT_A_TYPE, Scan, declares, match_text, report
 from hipify_py.rules.detectors.libraries import LIBRARY_USE
 from hipify_py.rules.detectors.versions import VERSION_MACRO
 from hipify_py.util.lazyre import compiled, lazy
 
+# `\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|...)?[A-Z][a-z]\w*|CU(?:DA|...)?_[A-Z]...|nvrtc[A-Z]\w*)\b` with
+# each branch's first letter first and the word boundary checked behind it (`c(?<!\wc)` == `\bc`):
+# the engine then searches for the letters instead of trying every byte. A match is a whole word either
+# way, so the branches' grouping by first letter finds the same words.
 _CUDA_LOOKING = lazy(
-    rb"\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*"
-    rb"|CU(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9]|nvrtc[A-Z]\w*)\b"
+    rb"(?:c(?<!\wc)u(?:da[A-Z]\w*|(?:blas|blasLt|fft|rand|sparse|solver|solverDn|solverSp|dnn)?[A-Z][a-z]\w*)"
+    rb"|C(?<!\wC)U(?:[a-z]\w*|(?:DA|BLAS|FFT|RAND|SPARSE|SOLVER|DNN)?_[A-Z][A-Z0-9_]*[A-Z0-9])"
+    rb"|n(?<!\wn)vrtc[A-Z]\w*)\b"
 )
 
 
@@ -73,6 +78,7 @@ def _cuda_family(name: bytes, tables: Tables) -> bool:
 
 
 _QUALIFIER = lazy(rb"\s*::(?!\s*\*)")  # `cublasGemmDispatcher::run`: a class or namespace of the user
+_WORD = lazy(rb"\b(\w+)")
 
 
 def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
@@ -80,7 +86,7 @@ def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
     template parameters, variables, functions, and names used as `Name::` qualifiers."""
     src = ctx.source
     declared: set[bytes] = set()
-    for m in re.finditer(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")\b", src):
+    for m in word_matches(src, names, _WORD):  # `\b(?:name1|name2|...)\b`, not compiled per file
         name = m.group()
         if name in declared:
             continue

@@ -12,7 +12,7 @@ from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
-from hipify_py.util.lazyre import lazy
+from hipify_py.util.lazyre import lazy, words_at_boundary
 
 _WARP_ARITH = lazy(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
 # Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
@@ -125,7 +125,8 @@ def _mask_name(source: bytes, m: re.Match[bytes]) -> str | None:
 
 
 # Only files that use warp vote/shuffle intrinsics have lane masks (not CRC or bit-field masks).
-_WARP_OP = lazy(rb"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__syncwarp|__match\w+)\s*\(")
+# `\b(?:__shfl\w*|...)`, the boundary checked behind the literal as above
+_WARP_OP = lazy(rb"__(?<!\w__)(?:shfl\w*|ballot\w*|activemask|any\w*|all\w*|syncwarp|match\w+)\s*\(")
 
 
 def warp_masks(ctx: Context, scan: Scan) -> RuleResult:
@@ -171,7 +172,7 @@ def _used_only_where_dead(scan: Scan, m: re.Match[bytes]) -> bool:
     return bool(uses) and all(scan.is_dead(u) for u in uses)
 
 
-_SYNC_INTRINSIC = lazy(rb"\b(?:" + b"|".join(SYNC_WARP_INTRINSICS) + rb")\b(?=\s*\()")
+_SYNC_INTRINSIC = lazy(words_at_boundary(SYNC_WARP_INTRINSICS) + rb"\b(?=\s*\()")
 
 
 def sync_intrinsics(ctx: Context, scan: Scan) -> RuleResult:
