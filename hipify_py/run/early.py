@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,6 +143,8 @@ def _detach_output() -> None:
 
 def _serve(jobs: int, results: int) -> None:
     _load()
+    if not select.select([jobs], [], [], 0)[0]:  # why only then: a job waiting is worth more now
+        _load_likely_target()
     message = read_message(jobs)
     if message is None:  # the run did not need us
         return
@@ -160,8 +163,13 @@ def _load() -> None:
 
     warm_up()
     default_tables()
+
+
+def _load_likely_target() -> None:
+    """The rule tables of the HIP a run without --hip-version targets, while the run is still reading
+    its command line (a pool loads them before forking; a wrong guess costs ~3 ms)."""
     version = _likely_target()
-    if version is not None:  # why: a run without --hip-version targets it; a wrong guess costs ~3 ms
+    if version is not None:
         from hipify_py.engine.options import Options
         from hipify_py.pipeline.translate import preload_rule_tables
 
