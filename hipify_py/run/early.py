@@ -1,17 +1,17 @@
 """A translator process started with the command, before the command line is imported.
 
-Why: before its first file is translated, a run's own process spends about 75 ms on one CPU: Python
-starting, click and the command line's modules (about 50 ms), then the translation pipeline,
-tree-sitter's grammar and the mapping tables (about 20 ms). The second part does not depend on the
+Why: before its first file was translated, a run's own process spent about 65 ms on one CPU after the
+interpreter's start: click and the command line's modules (about 40 ms), then the translation pipeline,
+tree-sitter's grammar and the mapping tables (about 25 ms). The second part does not depend on the
 command line, so `start()` forks at start-up a process that loads it on another CPU meanwhile; the
-run then hands it the files (`Early.outcomes`) and reads back their outcomes. It translates them
-itself, or forks the workers (run/forked.py) that do, from its loaded state.
+run then hands it the files (`Early.send`) and reads back their outcomes (`Early.outcomes`). It
+translates them itself, or forks the workers (run/forked.py) that do, from its loaded state.
 
 Guarantees are those of forked.py: the process ignores Ctrl-C (the run handles it), and when the run
 stops reading (an exception, Ctrl-C, the run killed) its writes fail and it lets its workers finish
-the chunk they are in; the run waits for it, so no file is left half-written. A run that does not
-use it (help, a cache hit for every file, --verify, a failure before the run) closes the job pipe:
-it exits without doing anything.
+the chunk they are in; a run stopped before its last outcome waits for it, so no file is left
+half-written. A run that does not use it (help, a cache hit for every file, --verify, a failure
+before the run) closes the job pipe: it exits without doing anything.
 """
 
 from __future__ import annotations
