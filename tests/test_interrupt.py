@@ -145,13 +145,20 @@ def test_sigkill_of_the_process_group(corpus, tmp_path: Path, seed: int) -> None
     _rerun_finishes(tree, new)
 
 
-def test_sigkill_of_one_worker(corpus, tmp_path: Path) -> None:
+@pytest.mark.parametrize("depth", [1, 2], ids=["a-child", "a-grandchild"])
+def test_sigkill_of_one_worker(corpus, tmp_path: Path, depth: int) -> None:
+    """The run's children are its workers, or the early translator process (run/early.py) whose
+    children are the workers: killing either kind stops the run with the same message."""
     _, old, new = corpus
     tree = _fresh_copy(corpus, tmp_path)
     proc, log = _start(tree, tmp_path, "-j2")
     _wait_for_first_write(proc, tree)
     workers = _children(proc.pid)
     assert workers, "the run was expected to use a process pool"
+    if depth == 2:
+        workers = [w for child in workers for w in _children(child)]
+        if not workers:
+            pytest.skip("the run's children forked no workers of their own (no early process)")
     os.kill(workers[0], signal.SIGKILL)
     assert proc.wait(timeout=60) == 2
     assert "a worker process died" in log.read_text()
