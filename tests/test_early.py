@@ -37,9 +37,13 @@ def _tree(root: Path, count: int) -> Path:
     return root / "src"
 
 
-def _convert(src: Path, out: Path, translator: early.Early | None) -> list[FileOutcome]:
+def _convert(
+    src: Path, out: Path, translator: early.Early | None, extra: tuple[Path, ...] = ()
+) -> list[FileOutcome]:
     files, _ = discover((src,), tuple(SOURCE_EXTENSIONS))
-    settings = RunSettings(Mode.OUTPUT_TREE, Options(hip_version="6.4"), output_dir=out, jobs=2)
+    settings = RunSettings(
+        Mode.OUTPUT_TREE, Options(hip_version="6.4"), output_dir=out, jobs=2, extra_mappings=extra
+    )
     return run(files, settings, early=translator)
 
 
@@ -89,6 +93,21 @@ def test_a_run_stopped_early_waits_for_the_process(tmp_path: Path) -> None:
     with pytest.raises(ChildProcessError):
         os.waitpid(translator.pid, os.WNOHANG)
     assert not list((tmp_path / "o").rglob(".*hipify-py-tmp*"))
+
+
+@pytest.mark.parametrize("count", [5, 140], ids=["translated-in-the-early-process", "by-its-workers"])
+def test_a_users_mapping_table_reaches_the_early_process(tmp_path: Path, count: int) -> None:
+    src = _tree(tmp_path, count)
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("entries:\n- {cuda: cudaDeviceSynchronize, hip: mySync}\n")
+    own = _convert(src, tmp_path / "own", None, (mine,))
+    translator = early.start()
+    assert translator is not None
+    via = _convert(src, tmp_path / "early", translator, (mine,))
+    assert _summary(via, tmp_path / "early") == _summary(own, tmp_path / "own")
+    written = _written(tmp_path / "early")
+    assert written == _written(tmp_path / "own")
+    assert any(b"mySync()" in text for text in written.values())
 
 
 def test_an_unused_process_exits(tmp_path: Path) -> None:
