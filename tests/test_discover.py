@@ -153,3 +153,62 @@ def test_force_exclude_from_config_through_the_cli(tmp_path: Path, monkeypatch: 
     assert result.exit_code == 1
     result = CliRunner().invoke(main, ["convert", "--check", "build/gen.cu"], catch_exceptions=False)
     assert result.exit_code == 0 and "0 file(s) scanned" in result.output
+
+
+def _os_walk_reference(top: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """What the walk yielded when it was os.walk plus an lstat per file (the semantics _walk keeps)."""
+    from hipify_py.run.discover import SKIP_DIRS
+
+    files: list[str] = []
+    problems: list[tuple[str, str]] = []
+    seen: set[tuple[int, int]] = set()
+
+    def onerror(err: OSError) -> None:
+        problems.append((str(err.filename), f"cannot read directory: {err.strerror}"))
+
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True, onerror=onerror):
+        st = os.stat(dirpath)
+        if (st.st_dev, st.st_ino) in seen:
+            problems.append((dirpath, "symlink loop: directory already visited, skipped"))
+            dirnames[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            file = Path(dirpath) / name
+            if file.is_symlink() and not file.exists():
+                problems.append((str(file), "broken symlink, skipped"))
+                continue
+            files.append(str(file))
+    return files, problems
+
+
+def test_walk_keeps_os_walk_semantics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Links to directories are walked once (a loop is reported), broken links and unreadable
+    directories are reported, skipped directories are not entered: as os.walk's walk did."""
+    root = tmp_path / "t"
+    for rel in ("b.cu", "a/z.cu", "a/b/c.h", "a/.git/x.cu", "c/d.cuh", "c/e/f.cu", "node_modules/m.cu"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(CUDA)
+    (root / "a" / "up").symlink_to("..")  # a loop
+    (root / "link").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "o.cu").write_bytes(CUDA)
+    (root / "c" / "gone.cu").symlink_to(root / "nowhere.cu")
+    (root / "c" / "fifo.cu").write_bytes(b"")
+    locked = root / "c" / "e"
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:  # why not chmod: root reads a 000 directory
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    expected_files, expected_problems = _os_walk_reference(root)
+    files, problems = discover([root])
+    assert [str(f.path) for f in files] == sorted(expected_files)
+    assert [(str(p.path), p.message) for p in problems] == expected_problems
+    assert any("symlink loop" in message for _, message in expected_problems)
+    assert any(message.startswith("cannot read directory") for _, message in expected_problems)
+    assert any(path.endswith("outside/o.cu") or "link" in path for path in expected_files)

@@ -145,36 +145,58 @@ def _maybe_in_work_tree(directory: Path) -> bool:
 def _walk(
     top: Path, problems: list[Problem], skip: frozenset[str] = frozenset()
 ) -> Iterator[tuple[Path, Problem | None]]:
-    """os.walk that follows directory symlinks once and reports loops and unreadable dirs.
+    """A top-down walk (os.walk's order) that follows directory symlinks once and reports loops and
+    unreadable dirs.
 
     `skip`: paths (files or directories, spelled as os.walk joins them) not to yield or descend into.
+    why scandir and not os.walk: the entry's type comes with the directory listing, so a regular file
+    costs no stat (os.walk's loop then needed an lstat per file to find broken symlinks): 3.0 -> 1.9 ms
+    for 400 files, 30 -> 17 ms for HeCBench's 3,099.
     """
     seen: set[tuple[int, int]] = set()
-
-    def onerror(err: OSError) -> None:
-        problems.append(Problem(Path(err.filename or top), f"cannot read directory: {err.strerror}"))
-
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=True, onerror=onerror):
+    pending = [os.fspath(top)]
+    while pending:
+        dirpath = pending.pop()
+        try:
+            with os.scandir(dirpath) as listing:
+                entries = sorted(listing, key=_name)
+        except OSError as err:
+            problems.append(Problem(Path(err.filename or top), f"cannot read directory: {err.strerror}"))
+            continue
         try:
             st = os.stat(dirpath)
         except OSError as err:
             yield Path(dirpath), Problem(Path(dirpath), f"cannot read directory: {err.strerror}")
-            dirnames[:] = []
             continue
         key = (st.st_dev, st.st_ino)
         if key in seen:
             yield Path(dirpath), Problem(Path(dirpath), "symlink loop: directory already visited, skipped")
-            dirnames[:] = []
             continue
         seen.add(key)
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and os.path.join(dirpath, d) not in skip
-        )
-        for name in sorted(filenames):
-            if skip and os.path.join(dirpath, name) in skip:
+        base = Path(dirpath)
+        subdirs = []
+        for entry in entries:
+            if _is_dir(entry):
+                if entry.name not in SKIP_DIRS and entry.path not in skip:
+                    subdirs.append(entry.path)
                 continue
-            file = Path(dirpath) / name
-            if file.is_symlink() and not file.exists():
+            if skip and entry.path in skip:
+                continue
+            file = base / entry.name
+            if entry.is_symlink() and not os.path.exists(entry.path):
                 yield file, Problem(file, "broken symlink, skipped")
                 continue
             yield file, None
+        pending.extend(reversed(subdirs))  # why reversed: the first subdirectory is walked next
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A directory, or a link to one (os.walk's test: an entry that cannot be stat'ed is a file)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
