@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 from conftest import EXAMPLES, REPO
@@ -246,3 +247,44 @@ def test_installed_console_script(tmp_path: Path) -> None:
     assert check.returncode == 1, check.stderr
     stdout = subprocess.run([script, "convert", tmp_path / "a.cu"], capture_output=True, env=env, check=False)
     assert stdout.returncode == 0 and stdout.stdout == HIP
+
+
+def _convert_params(args: list[str]) -> dict[str, object]:
+    command = main.get_command(click.Context(main), "convert")
+    assert command is not None
+    with command.make_context("convert", list(args)) as ctx:
+        return dict(ctx.params)
+
+
+@pytest.mark.parametrize(
+    ("short", "spelled_out"),
+    [
+        (["-o", "out", "-j2", "-q", "a.cu"], ["--output", "out", "--jobs", "2", "--quiet", "a.cu"]),
+        (["-qj2", "-oout", "a.cu"], ["--quiet", "--jobs=2", "--output=out", "a.cu"]),
+        (["-j", "3", "-i", "a.cu", "--", "-b.cu"], ["--jobs", "3", "--in-place", "a.cu", "--", "-b.cu"]),
+    ],
+)
+def test_short_options_parse_as_their_long_forms(short: list[str], spelled_out: list[str]) -> None:
+    assert _convert_params(short) == _convert_params(spelled_out)
+
+
+def test_unknown_options_are_still_reported_with_suggestions() -> None:
+    runner = CliRunner()
+    long = runner.invoke(main, ["convert", "--jbos", "2", "a.cu"])
+    assert long.exit_code == 2 and "Did you mean '--jobs'?" in long.output
+    short = runner.invoke(main, ["convert", "-Z", "a.cu"])
+    assert short.exit_code == 2 and "No such option '-Z'" in short.output
+
+
+def test_short_options_cost_no_close_match_search() -> None:
+    """click's parser tries `-j2` as a long option first; the failed try computed "did you mean"
+    suggestions (importing difflib) that were thrown away. The command's parser goes straight on."""
+    code = (
+        "import sys\n"
+        "from hipify_py.cli.main import main\n"
+        "command = main.get_command(main.make_context('hipify-py', ['convert', 'x']), 'convert')\n"
+        "command.make_context('convert', ['-o', 'out', '-j2', '-q', 'a.cu'])\n"
+        "print('difflib' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", done.stderr

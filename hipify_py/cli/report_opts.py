@@ -6,13 +6,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hipify_py.report.summary import RunInfo
 from hipify_py.report.write import FORMATS, ReportError, report_format, write_report
-from hipify_py.run.outcome import FileOutcome
+
+if TYPE_CHECKING:
+    from hipify_py.report.summary import RunInfo
+    from hipify_py.run.outcome import FileOutcome
 
 EXIT_ERROR = 2
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hipify_py.report.summary import RunInfo
-from hipify_py.run.outcome import FileOutcome
 from hipify_py.util.fileio import atomic_write
+
+if TYPE_CHECKING:  # why: --report's options are checked before a run, whose summary is made after it
+    from hipify_py.report.summary import RunInfo
+    from hipify_py.run.outcome import FileOutcome
 
 FORMATS = ("json", "markdown", "sarif")
 _SUFFIXES = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".md", "markdown"))
@@ -60,6 +63,7 @@ def run_info(
     import dataclasses
 
     from hipify_py.data.mappings import load_mappings
+    from hipify_py.report.summary import RunInfo
 
     fields = dataclasses.asdict(options) if dataclasses.is_dataclass(options) else {}  # type: ignore[arg-type]
     fields.pop("filename", None)  # per file, not a run option
