@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from hipify_py.run.forked import WorkerDied, forked_map
+from hipify_py.run.forked import WorkerDied, _Chunks, forked_map
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forked_map needs fork")
 
@@ -20,6 +20,20 @@ def test_results_come_in_order_whatever_the_chunking() -> None:
     for jobs, size in ((1, 1), (2, 1), (2, 7), (3, 50), (4, 200)):
         assert list(forked_map(_square, items, jobs, size)) == [n * n for n in items]
     assert list(forked_map(_square, [], 2, 4)) == []
+
+
+@pytest.mark.parametrize(
+    ("count", "size", "jobs"), [(400, 12, 2), (1153, 36, 2), (103, 7, 3), (5, 64, 2), (0, 4, 2)]
+)
+def test_tasks_cover_the_items_once_and_shrink_towards_the_end(count: int, size: int, jobs: int) -> None:
+    items = list(range(count))
+    chunks = _Chunks(items, size, jobs)
+    tasks = [list(chunks[i]) for i in range(len(chunks))]
+    assert [n for task in tasks for n in task] == items
+    sizes = [len(task) for task in tasks]
+    assert all(1 <= n <= size for n in sizes) and sizes == sorted(sizes, reverse=True)
+    if count >= 8 * jobs * size:  # a long run: full tasks first, single items last
+        assert sizes[0] == size and sizes[-1] == 1
 
 
 def test_results_are_computed_in_the_workers() -> None:

@@ -47,16 +47,26 @@ class _Worker:
 
 
 class _Chunks(Generic[T]):
-    __slots__ = ("items", "size")
+    """`items` cut into tasks of at most `size` items, smaller towards the end (guided self-scheduling:
+    a task is at most what is left over twice the workers). Why: the last tasks decide when the slower
+    worker ends while the other waits; with 12-file tasks to the end, the two workers of a
+    400-small-file run ended ~4 ms apart."""
 
-    def __init__(self, items: Sequence[T], size: int) -> None:
-        self.items, self.size = items, size
+    __slots__ = ("items", "starts")
+
+    def __init__(self, items: Sequence[T], size: int, jobs: int) -> None:
+        self.items = items
+        self.starts = [0]
+        left = len(items)
+        while left:
+            left -= max(1, min(size, left // (2 * jobs)))
+            self.starts.append(len(items) - left)
 
     def __len__(self) -> int:
-        return -(-len(self.items) // self.size)
+        return len(self.starts) - 1
 
     def __getitem__(self, number: int) -> Sequence[T]:
-        return self.items[number * self.size : (number + 1) * self.size]
+        return self.items[self.starts[number] : self.starts[number + 1]]
 
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -> Iterator[R]:
@@ -71,7 +81,7 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -
 def forked_payloads(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -> Iterator[bytes]:
     """forked_map's chunks as the workers pickled them (`decode` reads one), in order: what a process
     that only relays them (run/early.py) passes on without unpickling."""
-    chunks = _Chunks(items, max(1, size))
+    chunks = _Chunks(items, max(1, size), jobs)
     workers: list[_Worker] = []
     try:
         for _ in range(min(jobs, len(chunks))):

@@ -209,9 +209,9 @@ def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generat
 
 
 def fork_chunk(files: int, jobs: int) -> int:
-    """Files a forked worker is sent at a time. Why small chunks: a chunk costs a few bytes to send,
-    and the last ones decide when the slowest worker ends (16 chunks a worker: a 400-file run's tail
-    is ~12 files, not 50)."""
+    """Files a forked worker is sent at a time, at most (the last tasks are smaller: forked._Chunks).
+    Why small chunks: a chunk costs a few bytes to send, and the last ones decide when the slowest
+    worker ends (16 chunks a worker: a 400-file run's tail is ~12 files, not 50)."""
     return max(1, min(64, files // (jobs * 16)))
 
 
