@@ -186,3 +186,35 @@ def test_regex_programs_built_in_the_early_process_are_kept(tmp_path: Path) -> N
     (store,) = (tmp_path / "cache").glob("regex-*.marshal")
     patterns = marshal.loads(store.read_bytes())
     assert any(isinstance(p, bytes) and b"__shfl_down_sync" in p for p, _ in patterns), len(patterns)
+
+
+def test_the_likely_targets_tables_stop_loading_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guess at the target's tables is asked before each step whether a job is waiting: a job that
+    arrives during the guess is taken at the next step, not after the whole guess."""
+    from hipify_py.pipeline import translate
+
+    asked: list[int] = []
+    steps = 3
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > steps
+
+    loaded: list[str] = []
+    real = translate.preload_rule_tables
+
+    def counting(options: Options, stop: object = None) -> None:
+        def counted() -> bool:
+            done = stop()  # type: ignore[operator]
+            if not done:
+                loaded.append("step")
+            return done
+
+        real(options, counted)
+
+    monkeypatch.setattr(early, "_likely_target", lambda: "6.4")
+    monkeypatch.setattr(translate, "preload_rule_tables", counting)
+    early._load_likely_target(stop)
+    assert len(loaded) == steps - 1  # one ask went to the guess itself, then one before each step
+    monkeypatch.setattr(early, "_likely_target", lambda: pytest.fail("guessed after a stop"))
+    early._load_likely_target(lambda: True)

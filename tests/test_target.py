@@ -77,6 +77,19 @@ def test_banner_when_no_header_and_probe_cached(tmp_path: Path) -> None:
     assert installed_hip(env, cache_dir=cache) == Installed("7.0", "7.0.51831", f"hipcc at {hipcc}")
 
 
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[1, 2]", b'{"a": 1}'])
+def test_a_damaged_probe_cache_probes_again(tmp_path: Path, damage: bytes) -> None:
+    hipcc = _fake_rocm(tmp_path / "rocm", None, "HIP version: 6.4.43482-0")
+    env = {"PATH": str(hipcc.parent), "ROCM_PATH": str(tmp_path / "none")}
+    cache = tmp_path / "cache"
+    installed_hip(env, cache_dir=cache)
+    (stored,) = cache.iterdir()
+    stored.write_bytes(damage)
+    assert installed_hip(env, cache_dir=cache) == Installed("6.4", "6.4.43482", f"hipcc at {hipcc}")
+    assert (tmp_path / "rocm" / "calls").read_text().count("run") == 2
+    assert installed_hip(env, cache_dir=cache, probe=False) is not None  # remembered again
+
+
 def test_without_probing_only_a_remembered_answer(tmp_path: Path) -> None:
     """run/early.py's guess at the target must never run hipcc (the run probes it at the same time)."""
     hipcc = _fake_rocm(tmp_path / "rocm", None, "HIP version: 6.4.43482-0")

@@ -9,7 +9,7 @@ keyed by the compiler's path, size and mtime). Without hipcc, `hip/hip_version.h
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import re
 import shutil
@@ -28,7 +28,8 @@ FROM_TABLES = "tables"
 _HEADER = Path("include") / "hip" / "hip_version.h"
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+HIP_VERSION_(MAJOR|MINOR|PATCH)[ \t]+(\d+)", re.MULTILINE)
 _BANNER = lazy(r"HIP version:\s*(\d+)\.(\d+)(?:\.(\d+))?")
-_CACHE_FILE = "hip-version-probe.json"
+# why marshal, not JSON: every run reads it before its first file, and importing json cost ~1 ms of that
+_CACHE_FILE = "hip-version-probe.marshal"
 
 
 class Installed(NamedTuple):
@@ -122,9 +123,9 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None, probe: bool = True) -> In
     known: dict[str, dict[str, str]] = {}
     if cache_file is not None:
         try:
-            loaded = json.loads(cache_file.read_text())
+            loaded = marshal.loads(cache_file.read_bytes())
             known = loaded if isinstance(loaded, dict) else {}
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError, TypeError):  # why all: marshal's errors for a damaged file
             known = {}
         hit = known.get(key)
         if isinstance(hit, dict) and {"version", "full", "where"} <= hit.keys():
@@ -139,7 +140,7 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None, probe: bool = True) -> In
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             # why not durable: a lost probe answer costs one more probe, an fsync costs every first run ~30 ms
-            atomic_write(cache_file, json.dumps(known, indent=1, sort_keys=True).encode(), durable=False)
+            atomic_write(cache_file, marshal.dumps(known), durable=False)
         except OSError:
             pass  # why: a read-only cache only costs the next run one more probe
     return found

@@ -108,9 +108,10 @@ def _tables_for(extra_mappings: tuple[Path, ...]) -> Tables:
     return compile_tables(load_mappings(extra_mappings))
 
 
-def preload_rule_tables(options: Options) -> None:
+def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None) -> None:
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
-    worker inherits them instead of reading (on a cold cache: building from YAML) its own copy."""
+    worker inherits them instead of reading (on a cold cache: building from YAML) its own copy.
+    `stop`: asked before each table; True ends the loading there (a guess that other work outranks)."""
     from hipify_py.data import adaptations, renames, shims
     from hipify_py.rules import (
         brace_assign,
@@ -126,7 +127,7 @@ def preload_rule_tables(options: Options) -> None:
     from hipify_py.rules.detectors import host_math
 
     version = options.hip_version
-    for load in (
+    loads = (
         calls.load_call_table,
         device_casts.load_casts,
         brace_assign.load_facts,
@@ -136,17 +137,19 @@ def preload_rule_tables(options: Options) -> None:
         implicit_headers,
         hip_predefined_macros,
         vector_ops.ambiguous_forms,
-    ):
-        load(version)
-    for table in (
+    )
+    tables = (
         adaptations.load_table,
         renames.load_table,
         shims.load_table,
         library_macros.load_table,
         mem_locations.load_table,
         header_shims.load_table,
-    ):
-        table()
+    )
+    for step in (*(functools.partial(load, version) for load in loads), *tables):
+        if stop is not None and stop():
+            return
+        step()
 
 
 def _shipped_tables() -> Tables:

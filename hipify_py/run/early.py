@@ -20,7 +20,7 @@ import contextlib
 import os
 import pickle
 import select
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -143,8 +143,9 @@ def _detach_output() -> None:
 
 def _serve(jobs: int, results: int) -> None:
     _load()
-    if not select.select([jobs], [], [], 0)[0]:  # why only then: a job waiting is worth more now
-        _load_likely_target()
+    # why stoppable: a job that arrives meanwhile goes first; its target's tables load next anyway, and
+    # a job for another target (--hip-version) no longer waits for the rest of a wrong guess (~3 ms)
+    _load_likely_target(lambda: bool(select.select([jobs], [], [], 0)[0]))
     message = read_message(jobs)
     if message is None:  # the run did not need us
         return
@@ -165,15 +166,15 @@ def _load() -> None:
     default_tables()
 
 
-def _load_likely_target() -> None:
+def _load_likely_target(stop: Callable[[], bool]) -> None:
     """The rule tables of the HIP a run without --hip-version targets, while the run is still reading
-    its command line (a pool loads them before forking; a wrong guess costs ~3 ms)."""
-    version = _likely_target()
+    its command line (a pool loads them before forking; a wrong guess costs ~3 ms), until `stop()`."""
+    version = None if stop() else _likely_target()
     if version is not None:
         from hipify_py.engine.options import Options
         from hipify_py.pipeline.translate import preload_rule_tables
 
-        preload_rule_tables(Options(hip_version=version))
+        preload_rule_tables(Options(hip_version=version), stop)
 
 
 def _likely_target() -> str | None:
