@@ -47,7 +47,8 @@ def open_cache(files: Sequence[Found], settings: RunSettings) -> ResultCache | N
     if settings.keep_moves:  # why: an entry stored without moves cannot map compiler lines back
         parts += ("moves",)
     digest = settings_digest(hipify_py.__version__, parts, settings.extra_mappings)
-    project = Path(os.path.commonpath([os.path.abspath(found.root) for found in files]))
+    roots = {found.root for found in files}  # why a set first: the files of one root share its Path
+    project = Path(os.path.commonpath([os.path.abspath(root) for root in roots]))
     return ResultCache(settings.cache_dir, project, digest)
 
 

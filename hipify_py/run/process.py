@@ -40,7 +40,8 @@ def output_path(found: Found, settings: RunSettings) -> Path:
 def output_dirs(files: Iterable[Found], settings: RunSettings) -> set[Path]:
     """The directories `output_path` puts `files` in, one computation per source directory (a rename
     changes a file's name, never its directory)."""
-    sample = {(found.root, found.path.parent): found for found in files}
+    # why the parent as text: a Path's .parent makes (and then hashes) a new Path for every file
+    sample = {(found.root, os.path.dirname(found.path)): found for found in files}
     return {output_path(found, settings).parent for found in sample.values()}
 
 
