@@ -288,3 +288,40 @@ def test_short_options_cost_no_close_match_search() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def _entry(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The executable's entry point (cli/entry.py) in a new interpreter, after `prelude`."""
+    argv = f"sys.argv = ['hipify-py', *{list(args)!r}]"
+    code = "\n".join(("import sys", prelude, argv, "from hipify_py.cli.entry import main", "main()"))
+    env = dict(os.environ, HIPIFY_PY_CACHE_DIR=str(tmp_path / "cache"))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
+def test_the_executables_exit_keeps_codes_output_and_exit_handlers(tmp_path: Path) -> None:
+    """The entry point ends without the interpreter's teardown (cli/entry.finish): exit codes, every
+    byte of output and the atexit handlers are those of a normal exit."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(60):
+        (src / f"k{i}.cu").write_bytes(CUDA)
+    marker = tmp_path / "atexit-ran"
+    prelude = f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))"
+    prelude += "\natexit.register(lambda: sys.stdout.write('#' * 100))"  # left in the stream's buffer
+    diff = _entry(tmp_path, prelude, "convert", str(src), "--diff")
+    assert diff.returncode == 0 and marker.read_text() == "ran"
+    expected = CliRunner().invoke(main, ["convert", str(src), "--diff"])
+    assert diff.stdout == expected.stdout + "#" * 100 and diff.stdout.count("+++ b/") == 60
+    assert _entry(tmp_path, "", "convert", str(src), "--check", "-q").returncode == 1
+    bad = _entry(tmp_path, "", "convert", "--no-such-option")
+    assert bad.returncode == 2 and "No such option" in bad.stderr
+    missing = _entry(tmp_path, "", "convert", str(tmp_path / "missing"), "-o", str(tmp_path / "o"))
+    assert missing.returncode == 2
+
+
+def test_the_executable_waits_for_a_running_thread(tmp_path: Path) -> None:
+    marker = tmp_path / "thread-done"
+    late = f"lambda: (time.sleep(0.3), open({str(marker)!r}, 'w').write('done'))"
+    prelude = f"import threading, time\nthreading.Thread(target={late}).start()"
+    done = _entry(tmp_path, prelude, "--version")
+    assert done.returncode == 0 and __version__ in done.stdout and marker.read_text() == "done"
