@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.edits import apply_edits
+from hipify_py.engine.options import with_filename
 from hipify_py.run.cache import Result, content_hash, put_blob, stat_entry
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_tuples
@@ -73,7 +74,7 @@ def _convert(
 
     options = settings.options
     if options.filename != str(found.path):
-        options = replace(options, filename=str(found.path))
+        options = with_filename(options, str(found.path))
     result = translate(source, options, default_tables(settings.extra_mappings))
     text, counts = result.text, result.counts
     layers: list[tuple] = []
