@@ -1,14 +1,18 @@
-"""Faster forms of standard-library calls made for every file (engine/options.py): each must give
+"""Faster forms of standard-library calls made for every file (engine/options.py,
+util/fileio.py): each must give
 what the standard form gives."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import pickle
+from pathlib import Path
 
 import pytest
 
 from hipify_py.engine.options import Options, with_filename
+from hipify_py.util import fileio
 
 
 @pytest.mark.parametrize(
@@ -22,3 +26,22 @@ def test_with_filename_is_dataclasses_replace(options: Options) -> None:
     assert options.filename != "dir/b.cu"  # the original is left as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.filename = "c.cu"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 70_000, 300_000])
+def test_read_source_stat_reads_the_whole_file(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "f.cu"
+    path.write_bytes(bytes(b % 255 + 1 for b in range(size)))
+    data, st = fileio.read_source_stat(path)
+    assert data == path.read_bytes() and st.st_size == size
+
+
+def test_read_to_end_reads_past_the_stat_size(tmp_path: Path) -> None:
+    """A file that grew after its stat is read whole, as a file object's read() reads it."""
+    path = tmp_path / "f.cu"
+    path.write_bytes(b"x" * 200_000)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert fileio._read_to_end(fd, 10) == b"x" * 200_000
+    finally:
+        os.close(fd)
