@@ -1,6 +1,5 @@
-"""Faster forms of standard-library calls made for every file (engine/options.py,
-util/fileio.py): each must give
-what the standard form gives."""
+"""Faster forms of standard-library calls on a file's path (run/process.py, util/fileio.py,
+engine/options.py): each must give what the standard form gives."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hipify_py.engine.options import Options, with_filename
+from hipify_py.run.process import _relative
 from hipify_py.util import fileio
 
 
@@ -26,6 +26,34 @@ def test_with_filename_is_dataclasses_replace(options: Options) -> None:
     assert options.filename != "dir/b.cu"  # the original is left as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.filename = "c.cu"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("path", "root"),
+    [
+        ("/a/b/c.cu", "/a"),
+        ("/a/b/c.cu", "/a/b"),
+        ("a/b/c.cu", "a"),
+        ("a/b/c.cu", "."),
+        ("c.cu", "."),
+        ("/a/b", "/"),
+        ("//a/b", "/"),  # POSIX keeps a leading `//` as its own root
+        ("//x/a", "//x"),
+        ("/ab/c", "/a"),  # a prefix of the text, not of the parts
+        ("/a", "/a"),
+    ],
+)
+def test_relative_is_relative_to(path: str, root: str) -> None:
+    out = Path("/out")
+    try:
+        expected: Path | None = out / Path(path).relative_to(Path(root))
+    except ValueError:
+        expected = None
+    try:
+        got: Path | None = out / _relative(Path(path), Path(root))
+    except ValueError:
+        got = None
+    assert got == expected and str(got) == str(expected)
 
 
 @pytest.mark.parametrize("size", [0, 1, 100, 70_000, 300_000])
