@@ -73,3 +73,17 @@ def test_read_to_end_reads_past_the_stat_size(tmp_path: Path) -> None:
         assert fileio._read_to_end(fd, 10) == b"x" * 200_000
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("name", ["f.cu", "sub/f.cu"])
+def test_temp_file_is_next_to_its_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The temp file's directory and name come from os.path.split: a bare name's is the current one."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    fd, temp = fileio._temp_file(Path(name))
+    os.close(fd)
+    made = Path(temp).resolve()
+    assert made.parent == (tmp_path / name).parent
+    assert made.name.startswith(f".f.cu{fileio.TEMP_MARK}{os.getpid()}.")
+    fileio.write_replacing(Path(name), b"x", None)
+    assert (tmp_path / name).read_bytes() == b"x"

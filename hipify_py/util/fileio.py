@@ -194,7 +194,8 @@ def _temp_file(target: Path) -> tuple[int, str]:
     """A new file next to `target` (mode 0600, as tempfile.mkstemp made it), opened for writing.
 
     why not mkstemp: its name generator (the random module, in Python) cost as much as the write."""
-    prefix = os.path.join(target.parent, f".{target.name}{TEMP_MARK}{os.getpid()}.")
+    directory, name = os.path.split(target)  # why not .parent and .name: a Path made and formatted
+    prefix = os.path.join(directory, f".{name}{TEMP_MARK}{os.getpid()}.")
     flags = _CREATE_FLAGS
     while True:
         name = prefix + os.urandom(6).hex()
