@@ -199,7 +199,7 @@ def deliver(
 ) -> None:
     """`source_stat`: the source's stat as read (its permissions go to a new output file)."""
     mode = settings.mode
-    renamed = target != found.path and mode is Mode.IN_PLACE
+    renamed = mode is Mode.IN_PLACE and target != found.path  # the mode first: comparing Paths costs
     if mode is Mode.DIFF and (text != source or target != found.path):
         outcome.diff = unified_diff(found.path, source, text, target)
         if target != found.path:  # git's rename header, so a pure rename shows too (and `git apply` works)
