@@ -48,6 +48,7 @@ _HIP_GUARD = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
 _OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
 # `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
@@ -96,6 +97,11 @@ class Context:
         """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
         ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
         return b"\n".join(self.identifiers)
+
+    @cached
+    def includes_hip(self) -> bool:
+        """The file has an `#include <hip/...>` (or `"hip/..."`): asked by several rules, searched once."""
+        return _HIP_INCLUDE.search(self.source) is not None
 
     @cached
     def lines(self) -> LineIndex:
