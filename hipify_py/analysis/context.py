@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hipify_py.analysis.defines import define_lines
 from hipify_py.data.tables import Tables, identifiers_of
 from hipify_py.engine import lexer
 from hipify_py.engine.diagnostics import Diagnostic
@@ -97,6 +98,11 @@ class Context:
         """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
         ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
         return b"\n".join(self.identifiers)
+
+    @cached
+    def define_lines(self) -> list[re.Match[bytes]]:
+        """The file's `#define` lines (defines.define_lines), found once for every rule that reads them."""
+        return define_lines(self.source)
 
     @cached
     def includes_hip(self) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.defines import file_defines, is_option, option_macros
+from hipify_py.analysis.defines import is_option, names_defined, option_macros
 from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
@@ -203,7 +203,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         edits=edits,
-        defines=file_defines(source),
+        defines=names_defined(ctx.define_lines),
     )
 
 
