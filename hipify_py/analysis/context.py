@@ -79,7 +79,7 @@ class Context:
     source: bytes
     tables: Tables
     options: Options
-    _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
+    _opaque_cache: dict[int, lexer.Scanner] = field(default_factory=dict)
 
     @cached
     def tree(self) -> Tree:
@@ -212,7 +212,8 @@ class Context:
         return None
 
     def _classify_lexically(self, region: Node, start: int) -> str:
-        skipped, members = self._lex_region(region)
+        lexed = self._lex_region(region).through(start)
+        skipped, members = lexed.skipped, lexed.members
         i = bisect.bisect_right(skipped, (start, 1 << 62)) - 1
         if i >= 0 and skipped[i][0] <= start < skipped[i][1]:
             text = self.source[skipped[i][0] : skipped[i][0] + 2]
@@ -228,12 +229,12 @@ class Context:
         """A namespace or class that is not CUDA's (`cub::`, `cooperative_groups::`, a CUDA enum)."""
         return name not in self.tables.cuda_namespaces and name not in self.tables.names
 
-    def _lex_region(self, region: Node) -> tuple[list[tuple[int, int]], set[int]]:
+    def _lex_region(self, region: Node) -> lexer.Scanner:
         key = region.start_byte
         cached = self._opaque_cache.get(key)
         if cached is None:
             text = self.source[region.start_byte : region.end_byte]
-            cached = lexer.scan(text, region.start_byte)
+            cached = lexer.Scanner(text, region.start_byte)
             self._opaque_cache[key] = cached
         return cached
 
