@@ -41,3 +41,34 @@ def test_scan_matches_reference_on_every_fixture_and_example() -> None:
     for path in paths:
         text = path.read_bytes()
         assert lexer.scan(text) == _reference(text, 0), path
+
+
+Found = tuple[list[tuple[int, int]], set[int]]
+
+
+def _upto(found: Found, offset: int) -> Found:
+    skipped, members = found
+    return [s for s in skipped if s[0] <= offset], {m for m in members if m <= offset}
+
+
+@pytest.mark.parametrize("text", EDGE_CASES)
+def test_scanner_read_in_steps_agrees_with_scan(text: bytes) -> None:
+    """Context reads a region's Scanner only up to each token it classifies: up to any offset, what it
+    has read is what scan() finds there, and reading on ends with scan()'s results."""
+    whole = lexer.scan(text, 7)
+    scanner = lexer.Scanner(text, 7)
+    for offset in range(7, 7 + len(text) + 2):
+        scanner.through(offset)
+        assert _upto((scanner.skipped, scanner.members), offset) == _upto(whole, offset)
+    assert (scanner.skipped, scanner.members) == whole
+
+
+def test_scanner_on_every_fixture_at_scattered_offsets() -> None:
+    paths = [p for p in sorted(FIXTURES.rglob("*.cu")) if p.is_file()]
+    for path in paths:
+        text = path.read_bytes()
+        whole = lexer.scan(text)
+        scanner = lexer.Scanner(text)
+        for offset in range(0, len(text), 97):
+            scanner.through(offset)
+            assert _upto((scanner.skipped, scanner.members), offset) == _upto(whole, offset), path

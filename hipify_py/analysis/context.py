@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hipify_py.analysis.defines import define_lines
 from hipify_py.data.tables import Tables, identifiers_of
 from hipify_py.engine import lexer
 from hipify_py.engine.diagnostics import Diagnostic
@@ -48,6 +49,7 @@ _HIP_GUARD = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
 _OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
 # `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
@@ -77,7 +79,7 @@ class Context:
     source: bytes
     tables: Tables
     options: Options
-    _opaque_cache: dict[int, tuple[list[tuple[int, int]], set[int]]] = field(default_factory=dict)
+    _opaque_cache: dict[int, lexer.Scanner] = field(default_factory=dict)
 
     @cached
     def tree(self) -> Tree:
@@ -96,6 +98,16 @@ class Context:
         """The distinct identifiers joined by newlines: `needle in ctx.identifier_text` equals `needle in
         ctx.source` for a needle of word characters that starts with a letter or `_`, on far fewer bytes."""
         return b"\n".join(self.identifiers)
+
+    @cached
+    def define_lines(self) -> list[re.Match[bytes]]:
+        """The file's `#define` lines (defines.define_lines), found once for every rule that reads them."""
+        return define_lines(self.source)
+
+    @cached
+    def includes_hip(self) -> bool:
+        """The file has an `#include <hip/...>` (or `"hip/..."`): asked by several rules, searched once."""
+        return _HIP_INCLUDE.search(self.source) is not None
 
     @cached
     def lines(self) -> LineIndex:
@@ -200,7 +212,8 @@ class Context:
         return None
 
     def _classify_lexically(self, region: Node, start: int) -> str:
-        skipped, members = self._lex_region(region)
+        lexed = self._lex_region(region).through(start)
+        skipped, members = lexed.skipped, lexed.members
         i = bisect.bisect_right(skipped, (start, 1 << 62)) - 1
         if i >= 0 and skipped[i][0] <= start < skipped[i][1]:
             text = self.source[skipped[i][0] : skipped[i][0] + 2]
@@ -216,12 +229,12 @@ class Context:
         """A namespace or class that is not CUDA's (`cub::`, `cooperative_groups::`, a CUDA enum)."""
         return name not in self.tables.cuda_namespaces and name not in self.tables.names
 
-    def _lex_region(self, region: Node) -> tuple[list[tuple[int, int]], set[int]]:
+    def _lex_region(self, region: Node) -> lexer.Scanner:
         key = region.start_byte
         cached = self._opaque_cache.get(key)
         if cached is None:
             text = self.source[region.start_byte : region.end_byte]
-            cached = lexer.scan(text, region.start_byte)
+            cached = lexer.Scanner(text, region.start_byte)
             self._opaque_cache[key] = cached
         return cached
 

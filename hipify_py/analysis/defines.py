@@ -51,7 +51,7 @@ def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: in
     return tuple(sorted(n.decode() for n in names))
 
 
-_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(\()?", re.MULTILINE)
 _DIRECTIVE = lazy(rb"#[ \t]*define")
 
 
@@ -62,11 +62,20 @@ def may_define(source: bytes) -> bool:
     return b"define" in source and _DIRECTIVE.search(source) is not None
 
 
+def define_lines(source: bytes) -> list[re.Match[bytes]]:
+    """Every `#define NAME` line, in order: group 1 the name (any word), group 2 the `(` of a
+    function-like macro. Context.define_lines shares them between the rules of one file."""
+    return line_matches(_DEFINE, source) if may_define(source) else []
+
+
 def file_defines(source: bytes) -> tuple[str, ...]:
     """Every macro the file #defines, in any branch (a definition anywhere may switch the option on)."""
-    if not may_define(source):
-        return ()
-    return tuple(sorted({m.group(1).decode("ascii", "replace") for m in line_matches(_DEFINE, source)}))
+    return names_defined(define_lines(source))
+
+
+def names_defined(lines: Sequence[re.Match[bytes]]) -> tuple[str, ...]:
+    """file_defines from the file's define_lines."""
+    return tuple(sorted({m.group(1).decode("ascii", "replace") for m in lines}))
 
 
 # -- build files ---------------------------------------------------------------------------------

@@ -61,19 +61,47 @@ def identifiers(text: bytes, base: int = 0) -> Iterator[Token]:
 
 def scan(text: bytes, base: int = 0) -> tuple[list[tuple[int, int]], set[int]]:
     """skipped_spans() and the start offsets of member identifiers, in one pass over `text`."""
-    skipped: list[tuple[int, int]] = []
-    members: set[int] = set()
-    floor = 0
-    for m in _SCAN.finditer(text):
-        kind = m.lastgroup
-        start = m.start(kind)
-        if kind == "ident":
-            if _is_member(text, start, floor):
-                members.add(base + start)
-        elif kind != "number":
-            skipped.append((base + start, base + m.end()))
-            floor = m.end()
-    return skipped, members
+    whole = Scanner(text, base).through(base + len(text))
+    return whole.skipped, whole.members
+
+
+_END = 1 << 62
+
+
+class Scanner:
+    """scan()'s results for `text` (offsets shifted by `base`), read only as far as they are asked for.
+
+    why: classifying a token needs only the tokens up to it, and the tokens a region (an error region
+    of the tree, a macro body) is asked about stand mostly near its start (39% of the bytes of the
+    regions of 400 small files)."""
+
+    def __init__(self, text: bytes, base: int = 0) -> None:
+        self.skipped: list[tuple[int, int]] = []
+        self.members: set[int] = set()
+        self._text = text
+        self._base = base
+        self._matches = _SCAN.finditer(text)
+        self._floor = 0  # end of the last comment/literal read
+        self._reached = -1  # start of the last token read (_END once the text is read)
+
+    def through(self, offset: int) -> Scanner:
+        """Read on until a token starts after `offset`: the spans and members up to it are then complete."""
+        limit = offset - self._base
+        while self._reached <= limit:
+            m = next(self._matches, None)
+            if m is None:
+                self._reached = _END
+                break
+            kind = m.lastgroup
+            start = m.start(kind)
+            self._reached = start
+            if kind == "ident":
+                if _is_member(self._text, start, self._floor):
+                    self.members.add(self._base + start)
+            elif kind != "number":
+                self.skipped.append((self._base + start, self._base + m.end()))
+                self._floor = m.end()
+        return self
 
 
 def skipped_spans(text: bytes, base: int = 0) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.defines import file_defines, is_option, option_macros
+from hipify_py.analysis.defines import is_option, names_defined, option_macros
 from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
@@ -206,7 +206,7 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
         counts=combined.counts,
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         edits=edits,
-        defines=file_defines(source),
+        defines=names_defined(ctx.define_lines),
     )
 
 
@@ -265,12 +265,9 @@ def _drop_findings(combined: RuleResult, drop: Callable[[Diagnostic], bool]) -> 
     combined.diagnostics[:] = kept
 
 
-_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
-
-
 def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
     """A file that includes HIP headers and has nothing but kernel launches to convert."""
-    if not _HIP_INCLUDE.search(ctx.source):
+    if not ctx.includes_hip:
         return False
     return not any(part.edits for rule, part in parts if rule is not convert_launches)
 
@@ -318,7 +315,7 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
     A file that used the runtime (now rewritten) or launched kernels without including a runtime
     header gets `#include <hip/hip_runtime.h>` at the top of its include block.
     """
-    if _HIP_RUNTIME_INCLUDE.search(ctx.source):
+    if ctx.includes_hip and _HIP_RUNTIME_INCLUDE.search(ctx.source):  # why the flag: most files have none
         return []
     if not any(found.counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
         return []
@@ -340,7 +337,7 @@ _KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
 def _has_kernel_code(ctx: Context) -> bool:
     """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
-    if _HIP_INCLUDE.search(ctx.source):
+    if ctx.includes_hip:
         return False
     if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
         where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)

@@ -116,7 +116,6 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     return result
 
 
-_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
 # Declarator wrappers between a defined name and its definition node.
 _DECLARATORS = frozenset(
     {"function_declarator", "pointer_declarator", "reference_declarator", "parenthesized_declarator"}
@@ -145,7 +144,7 @@ def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
     """
     if not matches or not _HIP_NAME.search(ctx.source):
         return frozenset()
-    hip_file = bool(_HIP_INCLUDE.search(ctx.source))
+    hip_file = ctx.includes_hip
     found = set()
     for m in matches:
         entry = ctx.tables.names.get(m.group())

@@ -22,20 +22,19 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.defines import may_define
 from hipify_py.analysis.includes import guards_define, include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import line_matches, newline_of
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
 PREFIX = "hip-identifiers-"
 RUNTIME = b"hip/hip_runtime.h"
 GUARD = b"#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)"
-_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
+_DIGITS = frozenset(b"0123456789")
 _RUNTIME_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime\.h[>"]', re.MULTILINE)
 _INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 
@@ -63,10 +62,10 @@ def _build_identifiers(
 def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     """`edits`: every other edit of the file (renamed and inserted includes count)."""
     result = RuleResult()
-    if not may_define(ctx.source):
+    if not ctx.define_lines:
         return result
     names, called = hip_identifiers(ctx.options.hip_version)
-    clobbering = [m for m in line_matches(_DEFINE, ctx.source) if _clobbers(ctx, m, names, called)]
+    clobbering = [m for m in ctx.define_lines if _clobbers(ctx, m, names, called)]
     if not clobbering:
         return result
     first = clobbering[0]
@@ -145,8 +144,8 @@ def _opening_line(ctx: Context, line: int) -> int:
 
 def _clobbers(ctx: Context, m: re.Match[bytes], names: frozenset[bytes], called: frozenset[bytes]) -> bool:
     name = m.group(1)
-    if name not in (called if m.group(2) else names):
-        return False
+    if name[0] in _DIGITS or name not in (called if m.group(2) else names):
+        return False  # (`#define 1x` is no macro: define_lines takes any word)
     if ctx.is_protected(m.start(1)) or ctx.classify(m.start(1), m.end(1)) not in REWRITABLE:
         return False
     if any(a <= m.start() < b for a, b in ctx.branches.dead):
