@@ -8,7 +8,6 @@ the rules in Options.missing_headers, so HIP128 can say so at the include line.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -25,6 +24,8 @@ def include_roots(environ: dict[str, str] | None = None) -> list[Path]:
     """
     env = os.environ if environ is None else environ
     candidates: list[Path] = []
+    import shutil  # why here: the translator process imports this module, and only the run needs which()
+
     hipcc = shutil.which("hipcc", path=env.get("PATH"))
     if hipcc:
         real = Path(hipcc).resolve()

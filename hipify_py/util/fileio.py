@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import stat
 import threading
@@ -156,6 +155,8 @@ def backup_copy(path: Path, suffix: str) -> Path:
         fd, tmp = _temp_file(target)
         os.close(fd)
         try:
+            import shutil  # why here: ~1.5 ms of imports (zlib, bz2, lzma) that only --backup needs
+
             shutil.copy2(path, tmp)
             os.replace(tmp, target)
         except BaseException:
