@@ -204,6 +204,36 @@ def test_output_tree_unchanged_target_not_rewritten(tmp_path: Path) -> None:
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_output_stats_come_from_the_worker_that_wrote_them(
+    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-o: the outputs index gets each output's stat from the worker (what it wrote, or the file it found
+    already holding the text), the same key a stat of the path gives, and the run stats no output."""
+    root = _tree(tmp_path / "t")
+    out = tmp_path / "out"
+    real_stat = os.stat
+    stats: list[str] = []
+
+    def counting_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        stats.append(str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    for _ in range(2):  # written, then found holding the text (results emptied: translated again)
+        files, _ = discover([root])
+        settings = RunSettings(mode=Mode.OUTPUT_TREE, jobs=jobs, cache_dir=cache_root(), output_dir=out)
+        stats.clear()
+        monkeypatch.setattr(cache_mod.os, "stat", counting_stat)
+        outcomes = run(files, settings)
+        monkeypatch.setattr(cache_mod.os, "stat", real_stat)
+        assert not [p for p in stats if p.startswith(str(out))]
+        for outcome in outcomes:
+            st = os.stat(outcome.output)
+            assert outcome.out_stat == (st.st_mtime_ns, st.st_size, st.st_ino)
+        for results in (tmp_path / "cache" / "results").iterdir():
+            results.unlink()
+
+
 def test_diff_from_cache_equals_fresh_diff(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
     fresh = _run(root, Mode.DIFF)

@@ -71,9 +71,12 @@ def _trusted(st: os.stat_result, now: float) -> bool:
     return now - st.st_mtime_ns / 1e9 > RACY_SECONDS
 
 
+RACY = (-1, -1, -1)  # a stat entry too recent to trust: the file is read (and hashed) to check it
+
+
 def stat_entry(st: os.stat_result) -> tuple[int, int, int]:
-    """What the files index keeps of a stat taken before the file was read: -1s when it is racy."""
-    return _stat_key(st) if _trusted(st, time.time()) else (-1, -1, -1)
+    """What the files index keeps of a stat taken before the file was read: RACY when it is racy."""
+    return _stat_key(st) if _trusted(st, time.time()) else RACY
 
 
 class ResultCache:
@@ -196,12 +199,15 @@ class ResultCache:
                 return data
         return None
 
-    def note_written(self, target: Path, out_hash: str) -> None:
-        try:
-            st = os.stat(target)
-        except OSError:
-            return
-        stat_key = _stat_key(st) if _trusted(st, time.time()) else (-1, -1, -1)
+    def note_written(self, target: Path, out_hash: str, stat_key: tuple[int, int, int] | None = None) -> None:
+        """Remember what `target` holds; `stat_key`: its stat entry from the worker that wrote or compared
+        it (RACY for a file just written), else it is stat'ed here."""
+        if stat_key is None:
+            try:
+                st = os.stat(target)
+            except OSError:
+                return
+            stat_key = _stat_key(st) if _trusted(st, time.time()) else RACY
         self.written[os.path.abspath(target)] = (*stat_key, out_hash)
         self.dirty = True
 

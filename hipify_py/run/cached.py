@@ -72,7 +72,7 @@ def remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: R
     if outcome.output is None:
         return
     if settings.mode is Mode.OUTPUT_TREE:
-        cache.note_written(outcome.output, outcome.out_hash)
+        cache.note_written(outcome.output, outcome.out_hash, outcome.out_stat)
     elif settings.mode is Mode.IN_PLACE and (changed or outcome.output != found.path):
         cache.note_file(outcome.output, outcome.out_hash)
         if outcome.rewritten is not None:

@@ -72,6 +72,9 @@ class FileOutcome:
     out_hash: str = ""  # content hash of the converted text (when the cache is on)
     in_hash: str = ""  # content hash of the source as read (when the cache is on)
     in_stat: tuple[int, int, int] | None = None  # cache.stat_entry of the source from before it was read
+    # -o with the cache on: cache.stat_entry of the output as the worker left it (RACY when it wrote it),
+    # so the run need not stat every output again
+    out_stat: tuple[int, int, int] | None = None
     # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
     # next run knows the files this one wrote (they are hits, not new content)
     rewritten: Result | None = None

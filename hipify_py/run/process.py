@@ -211,13 +211,15 @@ def deliver(
     elif mode is Mode.OUTPUT_TREE:
         present = _lstat(target)
         if present is None and source_stat is not None:  # the common case: a new file, one lstat
-            write_replacing(target, text, source_stat, durable=False)
+            outcome.out_stat = stat_entry(write_replacing(target, text, source_stat, durable=False))
         elif (
             present is None  # without the source's stat
             or (stat.S_ISLNK(present.st_mode) and not target.exists())  # a dangling link: its target is made
             or target.read_bytes() != text
         ):
             atomic_write(target, text, mode_from=found.path, durable=False)
+        elif stat.S_ISREG(present.st_mode):  # it holds the text already: its stat from before the read
+            outcome.out_stat = stat_entry(present)
     elif mode is Mode.IN_PLACE and (text != source or renamed):
         if not writable(found.path):
             outcome.status = Status.ERROR

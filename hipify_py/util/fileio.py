@@ -107,14 +107,17 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None, durable
     write_replacing(path, data, st, durable)
 
 
-def write_replacing(path: Path, data: bytes, like: os.stat_result | None, durable: bool = True) -> None:
+def write_replacing(
+    path: Path, data: bytes, like: os.stat_result | None, durable: bool = True
+) -> os.stat_result:
     """atomic_write for a `path` known not to be a symlink, permission bits (and owner) from `like`
-    (None: the temp file's 0600). Makes the parent directory when it is missing."""
+    (None: the temp file's 0600). Makes the parent directory when it is missing. Returns the written
+    file's stat (taken on its descriptor: the rename changes none of its size, mtime and inode)."""
     with _ctrl_c_deferred():
-        _write_and_replace(path, data, like, durable)
+        return _write_and_replace(path, data, like, durable)
 
 
-def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durable: bool) -> None:
+def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durable: bool) -> os.stat_result:
     try:  # why not a stat of the parent first: it exists for all files but the first of a directory
         fd, tmp = _temp_file(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -129,6 +132,7 @@ def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durab
                 os.fsync(fd)
             if st is not None:  # why on the descriptor: no second lookup of the path
                 _copy_mode(fd, tmp, st)
+            written = os.fstat(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -136,6 +140,7 @@ def _write_and_replace(path: Path, data: bytes, st: os.stat_result | None, durab
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return written
 
 
 def _copy_mode(fd: int, tmp: str, st: os.stat_result) -> None:
