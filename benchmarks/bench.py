@@ -10,6 +10,13 @@ Corpora: `synthetic` (examples/ and tests/fixtures/ inputs replicated with renam
 `small` (hundreds of ~50-line files cut from the real programs at top-level boundaries).
 Every figure is a whole process (interpreter start-up included): wall-clock seconds and CPU seconds
 (user+sys of the process and its workers), each the best of --repeat runs.
+
+    python3 benchmarks/bench.py --corpora small --paired 20   # + 20 interleaved rounds against torch
+
+`--paired N` adds N rounds in which our `-j2` run on an empty cache directory, our `-j2` run with the
+tables built and torch's whole process take turns on the same files; each round gives torch's time over
+ours, and the summary is their median, quartiles and how many reach 2x. Why: on a machine whose speed
+drifts (a shared VM), figures taken minutes apart compare the drift as much as the tools.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -396,30 +404,39 @@ def torch_hipify_dir() -> Path | None:
     return found if (found / "hipify_python.py").is_file() else None
 
 
+def torch_run(corpus: Corpus, work: Path, hipify_dir: Path) -> tuple[float, float, dict] | str:
+    """One whole torch hipify process over a private copy of the corpus: (wall s, CPU s, what it
+    reported), or why it failed."""
+    suffixes = ",".join(sorted({p.suffix for p in corpus.root.rglob("*") if p.is_file()}))
+    # torch hipify writes next to the inputs when out == in; give it a private copy each run.
+    src, out = work / "torch-src", work / "torch-out"
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(corpus.root, src)
+    cpu0, start = _children_cpu(), time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", _TORCH_SCRIPT, str(src), str(out), suffixes, str(hipify_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    total, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+    if proc.returncode != 0:
+        return f"torch hipify failed: {proc.stderr.strip().splitlines()[-1:]}"
+    return total, cpu, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def measure_torch(corpus: Corpus, work: Path, repeat: int) -> tuple[list[Figure], str]:
     hipify_dir = torch_hipify_dir()
     if hipify_dir is None:
         return [], "torch is not installed (pip install torch==2.13.0 for the comparison)"
-    suffixes = ",".join(sorted({p.suffix for p in corpus.root.rglob("*") if p.is_file()}))
     best_total = best_call = best_cpu = float("inf")
     info: dict = {}
     for _ in range(repeat):
-        # torch hipify writes next to the inputs when out == in; give it a private copy each run.
-        src, out = work / "torch-src", work / "torch-out"
-        shutil.rmtree(src, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.copytree(corpus.root, src)
-        cpu0, start = _children_cpu(), time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-c", _TORCH_SCRIPT, str(src), str(out), suffixes, str(hipify_dir)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        total, cpu = time.perf_counter() - start, _children_cpu() - cpu0
-        if proc.returncode != 0:
-            return [], f"torch hipify failed: {proc.stderr.strip().splitlines()[-1:]}"
-        info = json.loads(proc.stdout.strip().splitlines()[-1])
+        done = torch_run(corpus, work, hipify_dir)
+        if isinstance(done, str):
+            return [], done
+        total, cpu, info = done
         best_total, best_call, best_cpu = (
             min(best_total, total),
             min(best_call, info["call"]),
@@ -438,6 +455,46 @@ def measure_torch(corpus: Corpus, work: Path, repeat: int) -> tuple[list[Figure]
         _figure("torch hipify (process)", Run(best_total, best_cpu), corpus),
         _figure("torch hipify (call only)", Run(best_call, 0.0), corpus),
     ], note
+
+
+def paired_rounds(corpus: Corpus, work: Path, rounds: int) -> list[str]:
+    """`rounds` interleaved rounds (ours on an empty cache directory, ours with the tables built,
+    torch's whole process), summarised as torch's time over ours per round."""
+    hipify_dir = torch_hipify_dir()
+    if hipify_dir is None or rounds <= 0:
+        return []
+    out, cache = work / "paired-out", work / "paired-cache"
+    env = dict(os.environ, HIPIFY_PY_CACHE_DIR=str(cache))
+    cmd = hipify_cmd(str(corpus.root), "-o", str(out), "-j", "2")
+    times: dict[str, list[float]] = {"empty cache dir": [], "tables built": [], "torch": []}
+    for _ in range(rounds):
+        for name, keep_tables in (("empty cache dir", False), ("tables built", True)):
+            shutil.rmtree(out, ignore_errors=True)
+            shutil.rmtree(cache / "results" if keep_tables else cache, ignore_errors=True)
+            times[name].append(timed(cmd, env, 1).wall)
+        done = torch_run(corpus, work, hipify_dir)
+        if isinstance(done, str):
+            return [f"{corpus.name}: paired rounds stopped: {done}"]
+        times["torch"].append(done[0])
+    for leftover in (out, work / "torch-src", work / "torch-out"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return [
+        f"{corpus.name}: paired -j2 {name} vs torch (whole process), {rounds} rounds: "
+        + paired_summary(times[name], times["torch"])
+        for name in ("empty cache dir", "tables built")
+    ]
+
+
+def paired_summary(ours: list[float], torch: list[float]) -> str:
+    """Torch's time over ours, round by round: the median, the quartiles and the rounds at 2x."""
+    ratios = sorted(t / o for o, t in zip(ours, torch, strict=True))
+    n = len(ratios)
+    at_2x = sum(r >= 2 for r in ratios)
+    return (
+        f"median {statistics.median(ratios):.2f}x (quartiles {ratios[n // 4]:.2f}-{ratios[(3 * n) // 4]:.2f}x"
+        f", {at_2x} of {n} rounds >= 2x; ours median {statistics.median(ours):.3f} s, "
+        f"torch {statistics.median(torch):.3f} s)"
+    )
 
 
 def render(corpora: list[Corpus], figures: list[Figure], notes: list[str]) -> str:
@@ -537,6 +594,9 @@ def main() -> None:
         "--hipify-py", type=Path, help="the hipify-py executable to time (e.g. a venv's with the built wheel)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--paired", type=int, default=0, metavar="N", help="N interleaved rounds against torch per corpus"
+    )
     args = parser.parse_args()
     _become_subreaper()
     if args.hipify_py is not None:
@@ -551,6 +611,7 @@ def main() -> None:
                 torch_figures, note = measure_torch(corpus, work, args.repeat)
                 figures += torch_figures
                 notes.append(note)
+                notes += paired_rounds(corpus, work, args.paired)
         staged_from = next((c for c in corpora if c.name == "synthetic"), corpora[0] if corpora else None)
         if staged_from is not None:
             figures += [

@@ -71,3 +71,10 @@ def test_renaming_keeps_every_cuda_api_name(tmp_path: Path) -> None:
         assert before == after, path
         renamed_any |= b"_c3v1" in copy
     assert renamed_any
+
+
+def test_paired_summary_is_torch_over_ours_round_by_round() -> None:
+    bench = _bench()
+    line = bench.paired_summary([0.1, 0.2, 0.1, 0.2], [0.2, 0.6, 0.15, 0.5])  # ratios 2, 3, 1.5, 2.5
+    assert line.startswith("median 2.25x (quartiles 2.00-3.00x, 3 of 4 rounds >= 2x;")
+    assert "ours median 0.150 s, torch 0.350 s" in line
