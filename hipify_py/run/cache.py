@@ -207,7 +207,7 @@ class ResultCache:
                 st = os.stat(target)
             except OSError:
                 return
-            stat_key = _stat_key(st) if _trusted(st, time.time()) else RACY
+            stat_key = stat_entry(st)
         self.written[os.path.abspath(target)] = (*stat_key, out_hash)
         self.dirty = True
 

