@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
+from hipify_py.run import pool
 from hipify_py.util import fileio
 
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 16); cudaFree(*p); }\n"
@@ -176,6 +177,31 @@ def test_fifo_named_like_a_source_does_not_hang_the_run(tmp_path: Path, good: Pa
     assert result.exit_code == 0, result.output
     assert "pipe.cu: skipped: not a regular file" in result.stderr
     assert good.read_bytes() == HIP
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_reading_ahead_skips_what_it_cannot_advise_and_never_blocks(tmp_path: Path, good: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.cu")  # opened without O_NONBLOCK, it would block until a writer comes
+    (tmp_path / "dir.cu").mkdir()
+    fileio.advise_reading([str(tmp_path / n) for n in ("pipe.cu", "dir.cu", "missing.cu", "good.cu")])
+    assert good.read_bytes() == CUDA  # nothing is changed, nothing raised
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the early process and its workers need fork")
+def test_a_forked_run_reads_ahead_its_files_and_the_bad_ones_still_get_their_message(
+    tmp_path: Path, good: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(pool.INLINE_FILES + 1):  # why so many: fewer are translated without workers
+        (tmp_path / f"k{n}.cu").write_bytes(CUDA)
+    os.mkfifo(tmp_path / "pipe.cu")
+    advised: list[str] = []
+    real = fileio.advise_reading
+    monkeypatch.setattr(fileio, "advise_reading", lambda paths: real(advised.extend(paths) or advised))
+    result = CliRunner().invoke(main, ["convert", "-o", str(tmp_path / "out"), "-j", "2", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "pipe.cu: skipped: not a regular file" in result.stderr
+    assert (tmp_path / "out" / "k128.cu").read_bytes() == HIP
+    assert {Path(p).name for p in advised} >= {"good.cu", "pipe.cu", "k0.cu", "k128.cu"}
 
 
 def test_read_only_file_is_refused_with_in_place(tmp_path: Path, good: Path) -> None:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from hipify_py.run.forked import WorkerDied, _Chunks, forked_map
+from hipify_py.run.forked import WorkerDied, _Chunks, decode, forked_map, forked_payloads
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forked_map needs fork")
 
@@ -34,6 +34,15 @@ def test_tasks_cover_the_items_once_and_shrink_towards_the_end(count: int, size:
     assert all(1 <= n <= size for n in sizes) and sizes == sorted(sizes, reverse=True)
     if count >= 8 * jobs * size:  # a long run: full tasks first, single items last
         assert sizes[0] == size and sizes[-1] == 1
+
+
+def test_meanwhile_runs_once_before_the_first_result_is_waited_for() -> None:
+    calls: list[int] = []
+    payloads = forked_payloads(_square, list(range(30)), 2, 4, meanwhile=lambda: calls.append(len(calls)))
+    first = next(payloads)
+    assert calls == [0]
+    results = decode(first) + [r for p in payloads for r in decode(p)]
+    assert results == [n * n for n in range(30)] and calls == [0]
 
 
 def test_results_are_computed_in_the_workers() -> None:

@@ -17,6 +17,7 @@ before the run) closes the job pipe: it exits without doing anything.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import select
@@ -201,6 +202,7 @@ def _payloads(
     from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.run.process import process
     from hipify_py.util import collect
+    from hipify_py.util.fileio import advise_reading
     from hipify_py.util.lazyre import save_programs
 
     def work(item: _Item) -> FileOutcome:
@@ -222,4 +224,7 @@ def _payloads(
     if any(kind == "source" for _, _, kind in items):
         preload_tables(settings)
     collect.resume()  # why after the tables: the workers inherit them frozen
-    yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs))
+    # why meanwhile: the files are read ahead while the workers translate their first ones, by this
+    # process, which only waits for their results
+    ahead = functools.partial(advise_reading, [path for path, _, _ in items])
+    yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs), ahead)

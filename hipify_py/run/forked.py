@@ -69,24 +69,37 @@ class _Chunks(Generic[T]):
         return self.items[self.starts[number] : self.starts[number + 1]]
 
 
-def forked_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -> Iterator[R]:
+def forked_map(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int,
+    size: int,
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[R]:
     """fn over items in `jobs` forked workers, `size` items a task; yields the results in order.
 
     Closing the iterator early (an exception in the caller, Ctrl-C) lets each worker finish the chunk
     it is in and waits for it, so no file is left half-written."""
-    for payload in forked_payloads(fn, items, jobs, size):
+    for payload in forked_payloads(fn, items, jobs, size, meanwhile):
         yield from decode(payload)
 
 
-def forked_payloads(fn: Callable[[T], R], items: Sequence[T], jobs: int, size: int) -> Iterator[bytes]:
+def forked_payloads(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int,
+    size: int,
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[bytes]:
     """forked_map's chunks as the workers pickled them (`decode` reads one), in order: what a process
-    that only relays them (run/early.py) passes on without unpickling."""
+    that only relays them (run/early.py) passes on without unpickling. `meanwhile()` runs once the
+    workers hold their first tasks, before their first results are waited for."""
     chunks = _Chunks(items, max(1, size), jobs)
     workers: list[_Worker] = []
     try:
         for _ in range(min(jobs, len(chunks))):
             workers.append(_start(fn, chunks, workers))
-        yield from _results(chunks, workers)
+        yield from _results(chunks, workers, meanwhile)
     finally:
         _stop(workers)
 
@@ -161,10 +174,14 @@ def _picklable(err: Exception) -> Exception:
     return err
 
 
-def _results(chunks: _Chunks[T], workers: list[_Worker]) -> Iterator[bytes]:
+def _results(
+    chunks: _Chunks[T], workers: list[_Worker], meanwhile: Callable[[], object] | None = None
+) -> Iterator[bytes]:
     following = iter(range(len(chunks)))
     for worker in workers:
         _feed(worker, following, _PREFETCH)
+    if meanwhile is not None:
+        meanwhile()
     done: dict[int, bytes] = {}
     wanted = 0
     while wanted < len(chunks):
