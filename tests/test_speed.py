@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,7 +126,28 @@ def test_pool_preload_covers_every_rule_table(monkeypatch: pytest.MonkeyPatch) -
     loaded: list[str] = []
     real = derived.load
     monkeypatch.setattr(derived, "load", lambda name, *a, **k: loaded.append(name) or real(name, *a, **k))
+    views = _target_views()  # the tables' per-target views a rule builds on first use (renames_for...)
+    built = {name: view.cache_info().misses for name, view in views.items()}
     rich = sorted((REPO / "examples").rglob("*.cu")) + sorted((REPO / "tests/fixtures").rglob("*.cu"))[:200]
     for path in rich:
         translate(path.read_bytes(), Options(hip_version="5.2", filename=path.name))
     assert loaded == []
+    assert len(views) >= 5 and {name: view.cache_info().misses for name, view in views.items()} == built
+
+
+def _target_views() -> dict[str, Any]:
+    """Every cached function of the package whose one parameter is the target HIP version."""
+    import inspect
+    import sys
+
+    found = {}
+    for name, module in list(sys.modules.items()):
+        for attr, value in vars(module).items() if name.startswith("hipify_py") else ():
+            wrapped = getattr(value, "__wrapped__", None)
+            if (
+                callable(getattr(value, "cache_info", None))
+                and wrapped is not None
+                and list(inspect.signature(wrapped).parameters) == ["target"]
+            ):
+                found[f"{value.__module__}.{attr}"] = value
+    return found

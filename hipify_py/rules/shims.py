@@ -70,14 +70,14 @@ def insert_shims(ctx: Context) -> RuleResult:
 
 
 @functools.lru_cache(maxsize=16)
-def _wanted(target: str) -> dict[bytes, str]:
+def shim_tokens(target: str) -> dict[bytes, str]:
     """The HIP names of the shims `target` needs, as the tokens a file spells them (once per target)."""
     return {name.encode(): name for name in shims_for(target)}
 
 
 def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
     """Tokens of this file that call for a shim: the HIP name, or a CUDA name the tables map to it."""
-    wanted = _wanted(target)
+    wanted = shim_tokens(target)
     if not wanted:
         return {}
     found: dict[bytes, str] = {}
