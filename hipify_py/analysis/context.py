@@ -22,6 +22,11 @@ from hipify_py.engine.source import LineIndex
 from hipify_py.util.cached import cached
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_DEFINED_NAME = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_NEGATION = lazy(rb"!\s*(?:defined\b|\w)")
+_RULE_ID = lazy(r"[A-Z]+\d+")
+
 if TYPE_CHECKING:
     from hipify_py.analysis.pp_branches import Branches
 
@@ -122,7 +127,7 @@ class Context:
         # unless this file defines them itself
         unmapped = self.tables.unmapped_guards & self.identifiers
         if unmapped:
-            own = set(re.findall(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", self.source, re.MULTILINE))
+            own = set(_DEFINED_NAME.findall(self.source))
             return dead_branches(self.source, frozenset(unmapped) - own)
         return dead_branches(self.source)
 
@@ -306,7 +311,7 @@ class Context:
         alternative = cond.child_by_field_name("alternative")
         body_end = alternative.start_byte if alternative is not None else cond.end_byte
         head = self.source[cond.start_byte : header_end]
-        negated = head.lstrip().startswith(b"#ifndef") or re.search(rb"!\s*(?:defined\b|\w)", head)
+        negated = head.lstrip().startswith(b"#ifndef") or _NEGATION.search(head)
         if negated:
             if alternative is None or alternative.type != "preproc_else":
                 return None
@@ -345,7 +350,7 @@ class Context:
         for m in _IGNORE.finditer(self.source):
             if self.classify(m.start(), m.end()) != Where.COMMENT:
                 continue
-            ids = None if m.group(1) is None else frozenset(re.findall(r"[A-Z]+\d+", m.group(1).decode()))
+            ids = None if m.group(1) is None else frozenset(_RULE_ID.findall(m.group(1).decode()))
             line, _ = self.lines.line_col(m.start())
             # The comment covers its own line and the next one (a comment on the line above).
             for target in (line, line + 1):

@@ -51,13 +51,20 @@ _INT_SUFFIX = {
 }
 
 
+_INT_AFTER = lazy(rb"\b(short|long|long long) int\b")
+_INT_BEFORE = lazy(rb"\bint (short|long|long long)\b")
+_SIGNED = lazy(rb"\bsigned (?=int|short|long)")
+_BARE_UNSIGNED = lazy(rb"\bunsigned(?! (char|short|int|long))")
+_WORD = lazy(rb"\w+")
+
+
 def normal(text: bytes) -> bytes:
     """`unsigned long int const` -> `unsigned long`; `signed` and `int` spelled the short way."""
     words = b" ".join(_QUALIFIERS.sub(b" ", text).split())
-    words = re.sub(rb"\b(short|long|long long) int\b", rb"\1", words)
-    words = re.sub(rb"\bint (short|long|long long)\b", rb"\1", words)
-    words = re.sub(rb"\bsigned (?=int|short|long)", b"", words)
-    words = re.sub(rb"\bunsigned(?! (char|short|int|long))", b"unsigned int", words)
+    words = _INT_AFTER.sub(rb"\1", words)
+    words = _INT_BEFORE.sub(rb"\1", words)
+    words = _SIGNED.sub(b"", words)
+    words = _BARE_UNSIGNED.sub(b"unsigned int", words)
     return words.strip()
 
 
@@ -246,7 +253,7 @@ def resolve(source: bytes, at: Node, type_text: bytes | None) -> bytes | None:
 
 
 def _alias(source: bytes, root: Node, name: bytes) -> bytes | None:
-    if not re.fullmatch(rb"\w+", name) or name not in source:
+    if not _WORD.fullmatch(name) or name not in source:
         return None
     for m in re.finditer(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", source):
         node = root.descendant_for_byte_range(m.start(), m.end())

@@ -17,7 +17,6 @@ combine with the renames inside the arguments.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -281,9 +280,12 @@ _CAST = lazy(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?
 _CAST_TYPE = lazy(rb"\w+_cast\s*<(?P<type>[^<>]+)>\Z")
 
 
+_CONST_OR_SPACE = lazy(rb"\bconst\b|\s+")
+
+
 def _same_type(a: bytes | None, b: bytes) -> bool:
     def norm(t: bytes) -> bytes:
-        return re.sub(rb"\bconst\b|\s+", b"", t)
+        return _CONST_OR_SPACE.sub(b"", t)
 
     return a is not None and norm(a) == norm(b)
 

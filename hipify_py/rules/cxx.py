@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -78,16 +77,23 @@ _TOKENS = lazy(r"[A-Za-z_]\w*|::|[*&]|\S")
 _DROPPED = {"__restrict__", "__restrict", "restrict", "struct", "enum", "class"}
 
 
+# why module-level: compiled once from the shipped programs (util/lazyre.py), not by each worker
+_INT_AFTER = lazy(r"\b(short|long|long long) int\b")
+_SIGNED_CHAR = lazy(r"\bsigned (char)\b")
+_SIGNED = lazy(r"\bsigned (?=int|short|long)")
+_BARE_UNSIGNED = lazy(r"\bunsigned(?! (char|short|int|long))")
+
+
 def normal_type(text: str) -> str:
     """Canonical spelling of a parameter type: `unsigned long long int *` == `unsigned long long*`."""
     tokens = [t for t in _TOKENS.findall(text) if t not in _DROPPED]
     if "*" not in tokens and "&" not in tokens:
         tokens = [t for t in tokens if t != "const"]  # top-level const of a by-value parameter
     words = " ".join(tokens)
-    words = re.sub(r"\b(short|long|long long) int\b", r"\1", words)
-    words = re.sub(r"\bsigned (char)\b", r"signed \1", words)
-    words = re.sub(r"\bsigned (?=int|short|long)", "", words)
-    words = re.sub(r"\bunsigned(?! (char|short|int|long))", "unsigned int", words)
+    words = _INT_AFTER.sub(r"\1", words)
+    words = _SIGNED_CHAR.sub(r"signed \1", words)
+    words = _SIGNED.sub("", words)
+    words = _BARE_UNSIGNED.sub("unsigned int", words)
     return words.replace("* *", "**").replace(" *", "*").strip()
 
 

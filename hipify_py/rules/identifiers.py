@@ -20,6 +20,9 @@ from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_CLOSING = lazy(rb"[ \t]*\)")
+
 
 def replacement(entry: Entry, options: Options) -> tuple[str | None, bool]:
     """The name to write for `entry`, and whether --roc had to fall back to the hip* name."""
@@ -180,7 +183,7 @@ def _macro_defines(ctx: Context, start: int, end: int) -> bool:
     src = ctx.source
     line = src.rfind(b"\n", 0, start) + 1
     call = _MACRO_CALL.search(src, max(0, line - 1), start)
-    if call is None or not re.match(rb"[ \t]*\)", src[end:]):
+    if call is None or not _CLOSING.match(src[end:]):
         return False
     define = re.search(_FUNCTION_MACRO.format(re.escape(call.group(1).decode())).encode(), src, re.M)
     if define is None:

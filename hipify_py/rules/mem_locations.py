@@ -10,7 +10,6 @@ flags (which CUDA requires to be 0) are dropped. A call of the old CUDA form is 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -24,6 +23,9 @@ from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import compiled, lazy
+
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 
 TABLE_NAME = "location-calls.yaml"
 OPERATIONS = frozenset({"rename", "to-device"})
@@ -109,7 +111,7 @@ def _takes_location(ctx: Context, row: LocationCall, call: Call) -> bool:
     text = call.text(ctx.source, row.location)
     if _LITERAL.match(text):
         return True
-    if re.fullmatch(rb"[A-Za-z_]\w*", text) is None:
+    if _IDENTIFIER.fullmatch(text) is None:
         return False
     node = ctx.root.descendant_for_byte_range(*call.args[row.location])
     return (

@@ -25,6 +25,9 @@ from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_COMMENT = lazy(rb"//[^\n]*|/\*.*?\*/", re.S)
+
 _NAME = b"__NVCC__"
 _TEST = lazy(
     rb"\s*(!?)\s*(?:defined\s*\(\s*__NVCC__\s*\)|defined\s+__NVCC__)\s*(?://[^\n]*|/\*.*?\*/)?\s*", re.S
@@ -70,7 +73,7 @@ def _nvcc_tests(chain: list[tuple[int, int, bytes, bytes]]) -> Iterator[tuple[in
 def _positive(kind: bytes, text: bytes) -> bool | None:
     """True: the condition is `defined(__NVCC__)`; False: its negation; None: anything else."""
     if kind in (b"ifdef", b"ifndef"):
-        words = re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", text, flags=re.S).split()
+        words = _COMMENT.sub(b" ", text).split()
         return (kind == b"ifdef") if words == [_NAME] else None
     if kind not in (b"if", b"elif"):
         return None

@@ -47,6 +47,9 @@ from hipify_py.rules.vector_ops_data import (
 )
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_COMMENT = lazy(rb"//[^\n]*|/\*.*?\*/", re.S)
+
 _OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
 _OWN_TYPE = lazy(
@@ -544,5 +547,5 @@ def _only_blank_or_comments(ctx: Context, start: int, end: int) -> bool:
     gap = ctx.source[start:end]
     if not gap.strip():
         return True
-    stripped = re.sub(rb"//[^\n]*|/\*.*?\*/", b"", gap, flags=re.S)
+    stripped = _COMMENT.sub(b"", gap)
     return not stripped.strip()

@@ -23,6 +23,10 @@ from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.templates import instantiations, template_of
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_NUMBER = lazy(rb"\d+[uU]?")
+_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
+
 WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
 _ALGORITHM = lazy(rb"BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE(?:_TIMESLICED)?")
 _BLOCKS = frozenset({b"BlockLoad", b"BlockStore"})
@@ -51,10 +55,10 @@ class _File:
 def _values(file: _File, arg: Node, depth: int = 0) -> Iterator[tuple[int, Node]]:
     """(value, the literal's node) for every value the argument takes in this file."""
     text = b"".join(file.text(arg).split())
-    if re.fullmatch(rb"\d+[uU]?", text):
+    if _NUMBER.fullmatch(text):
         yield int(text.rstrip(b"uU")), arg
         return
-    if depth >= _MAX_DEPTH or re.fullmatch(rb"[A-Za-z_]\w*", text) is None:
+    if depth >= _MAX_DEPTH or _IDENTIFIER.fullmatch(text) is None:
         return
     owner = template_of(file.source, arg, text)
     if owner is None:

@@ -10,6 +10,9 @@ from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, match_text
 from hipify_py.util.lazyre import lazy
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_STRING_BODY = lazy(rb'"((?:[^"\\\n]|\\(?:.|\n))*)"')
+
 _ASM = lazy(rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(")
 _PTX_INTRINSIC = lazy(rb"\b(?:" + b"|".join(PTX_ONLY_INTRINSICS) + rb")\b(?=\s*\()")
 _PTX_REGISTER = lazy(rb"%%?(laneid|warpid|smid|nsmid|gridid|clock64|globaltimer|lanemask_\w+)")
@@ -74,7 +77,7 @@ def _not_ptx(src: bytes, m: re.Match[bytes]) -> bool:
     strings = _ASM_STRINGS.match(src, m.end())
     if strings is None:
         return False  # a macro or a non-literal template: cannot tell
-    body = b"".join(re.findall(rb'"((?:[^"\\\n]|\\(?:.|\n))*)"', strings.group()))
+    body = b"".join(_STRING_BODY.findall(strings.group()))
     body = body.replace(b"\\\n", b"").replace(b"\\n", b" ").replace(b"\\t", b" ").strip()
     return not body or bool(_GCN_MNEMONIC.match(body))
 

@@ -87,7 +87,7 @@ def lds_limit(ctx: Context, scan: Scan) -> RuleResult:
             result.diagnostics.append(ctx.diag("HIP208", m.start(), m.end(), msg))
     for m in scan.code(_SHARED_DECL):
         elem = TYPE_SIZES.get(b" ".join(m.group(1).split()))
-        dims = [_evaluate(d) for d in re.findall(rb"\[([^\]]+)\]", m.group(2))]
+        dims = [_evaluate(d) for d in _DIMENSION.findall(m.group(2))]
         if elem is None or any(d is None for d in dims):
             continue
         total = elem
@@ -99,12 +99,16 @@ def lds_limit(ctx: Context, scan: Scan) -> RuleResult:
     return result
 
 
+_INT_SUFFIX = lazy(rb"(?<=\d)[uUlL]+\b")
+_DIMENSION = lazy(rb"\[([^\]]+)\]")
+
+
 def _evaluate(expr: bytes) -> int | None:
     """Integer value of a literal arithmetic expression (with sizeof of basic types), else None."""
     if expr.strip().isdigit():
         return int(expr)
     text = _SIZEOF.sub(lambda s: str(TYPE_SIZES.get(b" ".join(s.group(1).split()), "x")).encode(), expr)
-    text = re.sub(rb"(?<=\d)[uUlL]+\b", b"", text)
+    text = _INT_SUFFIX.sub(b"", text)
     try:
         tree = ast.parse(text.decode("ascii"), mode="eval")
     except (SyntaxError, UnicodeDecodeError, ValueError):

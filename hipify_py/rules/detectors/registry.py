@@ -7,7 +7,6 @@ run (`bytes in` is ~50x faster than a regex scan that starts with \\b or an alte
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from hipify_py.analysis.context import Context
@@ -35,6 +34,9 @@ from hipify_py.rules.detectors.warp import (
     warp_size_literals,
 )
 from hipify_py.util.lazyre import lazy
+
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_WORD_LIKE = lazy(rb"[A-Za-z_]\w*")
 
 Detector = Callable[[Context, Scan], RuleResult]
 
@@ -84,7 +86,7 @@ def pitfall_detectors(ctx: Context) -> RuleResult:
 _ALL_NEEDLES = frozenset(n for _, needles in STEPS for n in needles)
 # A needle of word characters starting with a letter or `_` is in the source iff it is in one of its
 # identifiers (ctx.identifier_text: far fewer bytes to search); any other needle is searched in the source.
-_WORD_NEEDLES = frozenset(n for n in _ALL_NEEDLES if re.fullmatch(rb"[A-Za-z_]\w*", n))
+_WORD_NEEDLES = frozenset(n for n in _ALL_NEEDLES if _WORD_LIKE.fullmatch(n))
 _OTHER_NEEDLES = _ALL_NEEDLES - _WORD_NEEDLES
 
 

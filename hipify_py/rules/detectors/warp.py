@@ -14,6 +14,10 @@ from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
 from hipify_py.util.lazyre import lazy, words_at_boundary
 
+# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+_WORD = lazy(rb"\w+")
+_CONSTEXPR = lazy(rb"\bconstexpr\b")
+
 _WARP_ARITH = lazy(rb"(?:%|/(?![/*=])|\*)\s*32[uU]?\b(?!\s*\.)|&\s*(?:31|0x1[fF])[uU]?\b|>>\s*5\b")
 # Case-sensitive on purpose: `lane`/`Lane` but not `plane`, `warp` inside `nwarps`/`numWarps`.
 _THREAD_WORDS = lazy(rb"threadIdx|blockDim|\blane|Lane|[Ww]arp|\btid\b|\bwid\b")
@@ -42,7 +46,7 @@ def warp_size_constants(ctx: Context, scan: Scan) -> RuleResult:
         start = m.start()
         while start > 0 and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
             start -= 1
-        name = re.match(rb"\w+", src[start : m.end()])
+        name = _WORD.match(src[start : m.end()])
         assert name is not None
         msg = f"`{name.group().decode()}` is defined as 32: AMD wavefronts have 64 lanes (use warpSize)"
         result.diagnostics.append(ctx.diag("HIP201", start, m.end(), msg))
@@ -224,7 +228,7 @@ def _constant_context(ctx: Context, start: int, end: int) -> str | None:
             return _CONSTANT_PARENTS[node.type]
         if node.type == "init_declarator" and node.parent is not None and node.parent.type == "declaration":
             head = ctx.source[node.parent.start_byte : node.start_byte]
-            return "a constexpr initializer" if re.search(rb"\bconstexpr\b", head) else None
+            return "a constexpr initializer" if _CONSTEXPR.search(head) else None
         node = node.parent
     return None
 
