@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -36,13 +38,23 @@ def test_tasks_cover_the_items_once_and_shrink_towards_the_end(count: int, size:
         assert sizes[0] == size and sizes[-1] == 1
 
 
-def test_meanwhile_runs_once_before_the_first_result_is_waited_for() -> None:
-    calls: list[int] = []
-    payloads = forked_payloads(_square, list(range(30)), 2, 4, meanwhile=lambda: calls.append(len(calls)))
-    first = next(payloads)
-    assert calls == [0]
-    results = decode(first) + [r for p in payloads for r in decode(p)]
-    assert results == [n * n for n in range(30)] and calls == [0]
+def test_meanwhile_steps_run_while_no_result_waits_and_never_hold_one_back() -> None:
+    events: list[str] = []
+
+    def steps() -> Iterator[None]:
+        for n in range(10_000):
+            time.sleep(0.0005)  # slow steps (a network file system): 5 s in all
+            events.append(f"step {n}")
+            yield
+
+    results = []
+    for payload in forked_payloads(_square, list(range(30)), 2, 4, meanwhile=steps()):
+        events.append("result")
+        results += decode(payload)
+    assert results == [n * n for n in range(30)]
+    ran = [e for e in events if e != "result"]
+    assert ran == [f"step {n}" for n in range(len(ran))]  # in order, one at a time
+    assert "step 9999" not in events  # the results did not wait for the steps to end
 
 
 def test_results_are_computed_in_the_workers() -> None:

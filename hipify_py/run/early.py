@@ -17,7 +17,6 @@ before the run) closes the job pipe: it exits without doing anything.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import pickle
 import select
@@ -202,7 +201,7 @@ def _payloads(
     from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.run.process import process
     from hipify_py.util import collect
-    from hipify_py.util.fileio import advise_reading
+    from hipify_py.util.fileio import reading_ahead
     from hipify_py.util.lazyre import save_programs
 
     def work(item: _Item) -> FileOutcome:
@@ -225,6 +224,6 @@ def _payloads(
         preload_tables(settings)
     collect.resume()  # why after the tables: the workers inherit them frozen
     # why meanwhile: the files are read ahead while the workers translate their first ones, by this
-    # process, which only waits for their results
-    ahead = functools.partial(advise_reading, [path for path, _, _ in items])
+    # process, which otherwise only waits for their results
+    ahead = reading_ahead(path for path, _, _ in items)
     yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs), ahead)

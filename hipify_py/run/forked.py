@@ -31,6 +31,9 @@ _LENGTH = 8  # bytes of a result's length prefix
 _PREFETCH = 2  # chunks a worker holds (the one it translates and the next), so it never waits on us
 
 
+_ENDED = object()  # what next() gives for a `meanwhile` with no step left
+
+
 class WorkerDied(Exception):
     """A worker process ended without sending its chunk's results (killed, out of memory)."""
 
@@ -74,7 +77,7 @@ def forked_map(
     items: Sequence[T],
     jobs: int,
     size: int,
-    meanwhile: Callable[[], object] | None = None,
+    meanwhile: Iterator[object] | None = None,
 ) -> Iterator[R]:
     """fn over items in `jobs` forked workers, `size` items a task; yields the results in order.
 
@@ -89,11 +92,12 @@ def forked_payloads(
     items: Sequence[T],
     jobs: int,
     size: int,
-    meanwhile: Callable[[], object] | None = None,
+    meanwhile: Iterator[object] | None = None,
 ) -> Iterator[bytes]:
     """forked_map's chunks as the workers pickled them (`decode` reads one), in order: what a process
-    that only relays them (run/early.py) passes on without unpickling. `meanwhile()` runs once the
-    workers hold their first tasks, before their first results are waited for."""
+    that only relays them (run/early.py) passes on without unpickling. The steps of `meanwhile` run
+    once the workers hold their first tasks, one at a time while no result is waiting: passing results
+    on and feeding tasks come first."""
     chunks = _Chunks(items, max(1, size), jobs)
     workers: list[_Worker] = []
     try:
@@ -175,13 +179,11 @@ def _picklable(err: Exception) -> Exception:
 
 
 def _results(
-    chunks: _Chunks[T], workers: list[_Worker], meanwhile: Callable[[], object] | None = None
+    chunks: _Chunks[T], workers: list[_Worker], meanwhile: Iterator[object] | None = None
 ) -> Iterator[bytes]:
     following = iter(range(len(chunks)))
     for worker in workers:
         _feed(worker, following, _PREFETCH)
-    if meanwhile is not None:
-        meanwhile()
     done: dict[int, bytes] = {}
     wanted = 0
     while wanted < len(chunks):
@@ -191,7 +193,13 @@ def _results(
         if wanted == len(chunks):
             break
         busy = {w.results: w for w in workers if w.pending}
-        ready, _, _ = select.select(list(busy), [], [])
+        # why a step only when nothing waits: a slow step (files on a network file system) must not
+        # hold back the results or leave a worker without its next task
+        ready, _, _ = select.select(list(busy), [], [], None if meanwhile is None else 0)
+        if not ready and meanwhile is not None:
+            if next(meanwhile, _ENDED) is _ENDED:
+                meanwhile = None
+            continue
         for fd in ready:
             worker = busy[fd]
             done[worker.pending.pop(0)] = _receive(worker)

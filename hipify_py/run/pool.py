@@ -192,12 +192,12 @@ def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generat
         from functools import partial
 
         from hipify_py.run.forked import forked_map
-        from hipify_py.util.fileio import advise_reading
+        from hipify_py.util.fileio import reading_ahead
 
         preload(settings, files)
         collect.resume()  # why after the tables: the workers inherit them frozen
         work = partial(file_work.process, settings=settings)
-        ahead = partial(advise_reading, [str(found.path) for found in files])  # as run/early.py does
+        ahead = reading_ahead(str(found.path) for found in files)  # as run/early.py does
         yield from forked_map(work, files, jobs, fork_chunk(len(files), jobs), ahead)
         return
     chunk = max(1, min(64, len(files) // (jobs * 4)))

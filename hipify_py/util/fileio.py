@@ -67,27 +67,33 @@ def read_source_stat(path: Path) -> tuple[bytes, os.stat_result]:
     return data, st
 
 
-def advise_reading(paths: Iterable[str]) -> None:
-    """Ask the kernel to start reading these files into its cache now, without waiting for them.
+def reading_ahead(paths: Iterable[str], batch: int = 16) -> Iterator[None]:
+    """Ask the kernel to start reading these files into its cache, without waiting for them: one step
+    (one yield) per `batch` files, so a caller that must stay responsive runs the steps in its idle time.
 
     why: a file whose pages were evicted (first run after a checkout, memory pressure) costs its reader
-    a wait on the disk; 400 small files read cold took a -j2 run from 0.31 to 0.37 s, advised ahead
-    0.315 s (and nothing measurable when they were cached). Opened as read_source_stat opens them, so a
-    FIFO does not block; anything that cannot be advised is skipped (its read reports the problem)."""
-    advise = getattr(os, "posix_fadvise", None)
-    if advise is None:
+    a wait on the disk; 400 small files read cold took a -j2 run from 0.27 to 0.22 s (median) when
+    advised ahead, and nothing measurable when they were cached. Opened as read_source_stat opens them,
+    so a FIFO does not block; anything that cannot be advised is skipped (its read reports the problem)."""
+    if not hasattr(os, "posix_fadvise"):
         return
-    for path in paths:
-        try:
-            fd = os.open(path, _READ_FLAGS)
-        except OSError:
-            continue
-        try:
-            advise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
-        except OSError:  # a FIFO or device: nothing to read ahead
-            pass
-        finally:
-            os.close(fd)
+    for count, path in enumerate(paths, 1):
+        _advise_reading(path)
+        if count % batch == 0:
+            yield
+
+
+def _advise_reading(path: str) -> None:
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+    except OSError:  # a FIFO or device: nothing to read ahead
+        pass
+    finally:
+        os.close(fd)
 
 
 def _read_to_end(fd: int, size: int) -> bytes:
