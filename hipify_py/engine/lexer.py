@@ -29,6 +29,9 @@ _TOKEN = lazy(
 # A token's own offsets are those of its group: m.start(m.lastgroup), not m.start().
 _SCAN = lazy(rb"[^/\"'\w.]*+(?:" + _TOKEN.pattern + rb")", re.VERBOSE | re.DOTALL)
 _MEMBER_BEFORE = lazy(rb"(?:\.|->)\s*\Z")
+# Shared by the rules: one pattern (compiled once a process) instead of a copy in each module.
+IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
+COMMENT = lazy(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)  # in text known to hold no string literal
 
 
 class Token(NamedTuple):

@@ -27,13 +27,13 @@ from typing import NamedTuple
 
 from hipify_py.analysis.context import Context
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.identifiers import replacement
 from hipify_py.util.lazyre import lazy
 
-_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 _CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 _DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator"}
@@ -74,7 +74,7 @@ def check_collisions(ctx: Context) -> RuleResult:
     if not merged:
         return result
     hot = {n for n, t in targets.items() if t in merged} | merged
-    spots = [m.start() for m in _IDENTIFIER.finditer(ctx.source) if m.group() in hot]
+    spots = [m.start() for m in IDENTIFIER.finditer(ctx.source) if m.group() in hot]
     renamer = _Renamer(ctx, targets)
     _overloads(ctx, renamer, spots, result)
     _case_labels(ctx, renamer, spots, result)

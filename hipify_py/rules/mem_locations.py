@@ -21,11 +21,9 @@ from hipify_py.analysis.declared import declared_type
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
+from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import compiled, lazy
-
-# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
-_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 
 TABLE_NAME = "location-calls.yaml"
 OPERATIONS = frozenset({"rename", "to-device"})
@@ -111,7 +109,7 @@ def _takes_location(ctx: Context, row: LocationCall, call: Call) -> bool:
     text = call.text(ctx.source, row.location)
     if _LITERAL.match(text):
         return True
-    if _IDENTIFIER.fullmatch(text) is None:
+    if IDENTIFIER.fullmatch(text) is None:
         return False
     node = ctx.root.descendant_for_byte_range(*call.args[row.location])
     return (

@@ -22,11 +22,9 @@ from collections.abc import Iterator
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.lexer import COMMENT, IDENTIFIER
 from hipify_py.rules import RuleResult
 from hipify_py.util.lazyre import lazy
-
-# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
-_COMMENT = lazy(rb"//[^\n]*|/\*.*?\*/", re.S)
 
 _NAME = b"__NVCC__"
 _TEST = lazy(
@@ -36,7 +34,6 @@ _GPU = lazy(
     rb"\b(?:__device__|__global__|__host__|__shared__|__constant__|__forceinline__|__launch_bounds__|"
     rb"__syncthreads|threadIdx|blockIdx|blockDim|gridDim|cuda[A-Z]\w*)\b|<<<"
 )
-_WORD = lazy(rb"[A-Za-z_]\w*")
 _NVIDIA_ONLY = lazy(
     rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
 )
@@ -73,7 +70,7 @@ def _nvcc_tests(chain: list[tuple[int, int, bytes, bytes]]) -> Iterator[tuple[in
 def _positive(kind: bytes, text: bytes) -> bool | None:
     """True: the condition is `defined(__NVCC__)`; False: its negation; None: anything else."""
     if kind in (b"ifdef", b"ifndef"):
-        words = _COMMENT.sub(b" ", text).split()
+        words = COMMENT.sub(b" ", text).split()
         return (kind == b"ifdef") if words == [_NAME] else None
     if kind not in (b"if", b"elif"):
         return None
@@ -84,7 +81,7 @@ def _positive(kind: bytes, text: bytes) -> bool | None:
 def _unported(ctx: Context, body: bytes) -> bool:
     """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code."""
     names = ctx.tables.names
-    return any((e := names.get(w)) is not None and e.hip is None for w in set(_WORD.findall(body)))
+    return any((e := names.get(w)) is not None and e.hip is None for w in set(IDENTIFIER.findall(body)))
 
 
 def rewrite_nvcc_guards(ctx: Context) -> RuleResult:

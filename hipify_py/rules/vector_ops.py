@@ -33,6 +33,7 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.lexer import COMMENT, IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
@@ -46,9 +47,6 @@ from hipify_py.rules.vector_ops_data import (
     VECTOR_TYPES,
 )
 from hipify_py.util.lazyre import lazy
-
-# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
-_COMMENT = lazy(rb"//[^\n]*|/\*.*?\*/", re.S)
 
 _OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
@@ -251,14 +249,11 @@ def _parse(
     )
 
 
-_WORD = lazy(rb"[A-Za-z_]\w*")
-
-
 def _qualifiers(head: bytes, macros: dict[bytes, bytes], depth: int = 0) -> frozenset[bytes] | None:
     """__host__/__device__ among the words before the declarator, expanding the file's own macros;
     None when a macro from elsewhere (HOST_DEVICE, __hostdev__) may stand for them."""
     found: set[bytes] = set()
-    for word in _WORD.findall(head):
+    for word in IDENTIFIER.findall(head):
         if word in (b"__host__", b"__device__"):
             found.add(word)
         elif word in macros:
@@ -547,5 +542,5 @@ def _only_blank_or_comments(ctx: Context, start: int, end: int) -> bool:
     gap = ctx.source[start:end]
     if not gap.strip():
         return True
-    stripped = _COMMENT.sub(b"", gap)
+    stripped = COMMENT.sub(b"", gap)
     return not stripped.strip()

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 
 from hipify_py.analysis.context import Context
+from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
@@ -25,7 +26,6 @@ from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
 _NUMBER = lazy(rb"\d+[uU]?")
-_IDENTIFIER = lazy(rb"[A-Za-z_]\w*")
 
 WAVEFRONT = 64  # gfx9 (CDNA); RDNA's 32 divides every size CUDA accepts
 _ALGORITHM = lazy(rb"BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE(?:_TIMESLICED)?")
@@ -58,7 +58,7 @@ def _values(file: _File, arg: Node, depth: int = 0) -> Iterator[tuple[int, Node]
     if _NUMBER.fullmatch(text):
         yield int(text.rstrip(b"uU")), arg
         return
-    if depth >= _MAX_DEPTH or _IDENTIFIER.fullmatch(text) is None:
+    if depth >= _MAX_DEPTH or IDENTIFIER.fullmatch(text) is None:
         return
     owner = template_of(file.source, arg, text)
     if owner is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hipify_py.analysis.context import Context
+from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.cooperative_groups import cooperative_groups
@@ -34,9 +35,6 @@ from hipify_py.rules.detectors.warp import (
     warp_size_literals,
 )
 from hipify_py.util.lazyre import lazy
-
-# why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
-_WORD_LIKE = lazy(rb"[A-Za-z_]\w*")
 
 Detector = Callable[[Context, Scan], RuleResult]
 
@@ -86,7 +84,7 @@ def pitfall_detectors(ctx: Context) -> RuleResult:
 _ALL_NEEDLES = frozenset(n for _, needles in STEPS for n in needles)
 # A needle of word characters starting with a letter or `_` is in the source iff it is in one of its
 # identifiers (ctx.identifier_text: far fewer bytes to search); any other needle is searched in the source.
-_WORD_NEEDLES = frozenset(n for n in _ALL_NEEDLES if _WORD_LIKE.fullmatch(n))
+_WORD_NEEDLES = frozenset(n for n in _ALL_NEEDLES if IDENTIFIER.fullmatch(n))
 _OTHER_NEEDLES = _ALL_NEEDLES - _WORD_NEEDLES
 
 
