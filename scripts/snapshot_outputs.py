@@ -64,6 +64,10 @@ def default_trees() -> list[tuple[str, Path]]:
 
 
 def _field_names(cls: type) -> set[str]:
+    """The fields of Options (a NamedTuple since round 9 of docs/speed.md, a dataclass before) or
+    BuildOptions."""
+    if hasattr(cls, "_fields"):
+        return set(cls._fields)
     return {f.name for f in dataclasses.fields(cls)}
 
 

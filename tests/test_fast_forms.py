@@ -3,7 +3,6 @@ engine/options.py): each must give what the standard form gives."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import pickle
 from pathlib import Path
@@ -19,12 +18,14 @@ from hipify_py.util import fileio
     "options",
     [Options(), Options(roc=True, hip_version="6.4", ignore_rules=frozenset({"HIP101"}), filename="a.cu")],
 )
-def test_with_filename_is_dataclasses_replace(options: Options) -> None:
-    fast, slow = with_filename(options, "dir/b.cu"), dataclasses.replace(options, filename="dir/b.cu")
+def test_with_filename_is_replace(options: Options) -> None:
+    assert Options._fields[-1] == "filename"  # with_filename builds the tuple on that
+    fast, slow = with_filename(options, "dir/b.cu"), options._replace(filename="dir/b.cu")
+    assert type(fast) is Options
     assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
     assert pickle.dumps(fast) == pickle.dumps(slow)
     assert options.filename != "dir/b.cu"  # the original is left as it was
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         fast.filename = "c.cu"  # type: ignore[misc]
 
 
@@ -87,3 +88,43 @@ def test_temp_file_is_next_to_its_target(tmp_path: Path, monkeypatch: pytest.Mon
     assert made.name.startswith(f".f.cu{fileio.TEMP_MARK}{os.getpid()}.")
     fileio.write_replacing(Path(name), b"x", None)
     assert (tmp_path / name).read_bytes() == b"x"
+
+
+def _program(directory: Path, name: str, mode: int = 0o755) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text("#!/bin/sh\n")
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.skipif(os.name != "posix", reason="util/commands.which defers to shutil.which off POSIX")
+def test_which_is_shutil_which(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from hipify_py.util.commands import which
+
+    a, b, c, d = (tmp_path / n for n in "abcd")
+    _program(a, "hipcc", 0o644)  # not executable: skipped
+    _program(b, "hipcc")
+    (c / "hipcc").mkdir(parents=True)  # a directory: skipped
+    _program(d, "other")
+    paths = [
+        os.pathsep.join(map(str, (a, c, b, d))),
+        os.pathsep.join(map(str, (d, d, b))),
+        os.pathsep.join(map(str, (a, c))),
+        str(tmp_path / "missing"),
+        "",
+        os.pathsep,
+    ]
+    for path in paths:
+        for name in ("hipcc", "other", str(b / "hipcc"), str(a / "hipcc"), "b/hipcc"):
+            assert which(name, path) == shutil.which(name, path=path), (name, path)
+    monkeypatch.chdir(tmp_path)
+    for environ_path in (str(b), "", None):
+        if environ_path is None:
+            monkeypatch.delenv("PATH")
+        else:
+            monkeypatch.setenv("PATH", environ_path)
+        assert which("hipcc") == shutil.which("hipcc"), environ_path
+        assert which("b/hipcc") == shutil.which("b/hipcc") == "b/hipcc"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from fixture_cases import Case, cases, parse_expected_diagnostics
 
@@ -38,8 +36,7 @@ def _entry(d: Diagnostic, expected: set[str]) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_fixture_idempotent(case: Case) -> None:
     expected = case.expected.read_bytes()
-    options = dataclasses.replace(case.options, annotate=case.options.annotate)
-    assert translate(expected, options).text == expected
+    assert translate(expected, case.options).text == expected
 
 
 def test_there_are_many_fixtures() -> None:

@@ -151,3 +151,47 @@ def _target_views() -> dict[str, Any]:
             ):
                 found[f"{value.__module__}.{attr}"] = value
     return found
+
+
+# why only the new ones: what the interpreter's site hooks (.pth files) import is not the run's doing
+_LOADED = """
+import sys
+before = set(sys.modules)
+{imports}
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+# the translator process (run/early.py): the entry point, the modules shared with the command line,
+# the pipeline and tables it loads, and what it imports to run the workers
+_TRANSLATOR = """
+import hipify_py.cli.entry
+from hipify_py.run import early
+early.load_shared()
+early._load()
+import hipify_py.run.discover, hipify_py.run.forked, hipify_py.run.pool, hipify_py.util.fileio
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "absent"),
+    [
+        (_TRANSLATOR, {"dataclasses", "inspect", "ast", "shutil", "click"}),
+        (_TRANSLATOR + "import hipify_py.cli.main", {"dataclasses", "shutil"}),  # click imports inspect
+    ],
+    ids=["translator process", "command line"],
+)
+def test_start_up_imports_no_heavy_module(imports: str, absent: set[str]) -> None:
+    """Modules a translation run's start-up does without (docs/speed.md, round 9): dataclasses and its
+    inspect, ast and shutil cost ~12 ms before the first file, most of it before the translator
+    process was forked."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOADED.format(imports=imports)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "hipify_py.pipeline.translate" in loaded
+    assert absent.isdisjoint(loaded), absent & set(loaded)

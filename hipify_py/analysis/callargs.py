@@ -10,7 +10,6 @@ keeps its renames (copy edits), see hipify_py/engine/edits.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from hipify_py.engine.edits import COPY_MARK, Edit
@@ -116,13 +115,15 @@ def from_text(source: bytes, name: Span, limit: int | None = None) -> Call | Non
     return None
 
 
-@dataclass
 class CallFinder:
-    """Finds calls in one file by the offset of their name; macro bodies are parsed once each."""
+    """Finds calls in one file by the offset of their name; macro bodies are parsed once each.
 
-    source: bytes
-    root: Node
-    _bodies: dict[int, tuple[Node, int]] = field(default_factory=dict)
+    why a plain class, not a dataclass: see engine/options.py"""
+
+    def __init__(self, source: bytes, root: Node) -> None:
+        self.source = source
+        self.root = root
+        self._bodies: dict[int, tuple[Node, int]] = {}
 
     def at(self, name: Span) -> Call | None:
         """The call whose callee's name is at `name`; None for declarations and anything unsure."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipify_py.analysis.defines import define_lines
@@ -77,14 +76,16 @@ class Where:
 REWRITABLE = frozenset({Where.CODE, Where.MACRO})
 
 
-@dataclass
 class Context:
-    """One file being translated: its bytes, the tables and options, and the facts rules share."""
+    """One file being translated: its bytes, the tables and options, and the facts rules share.
 
-    source: bytes
-    tables: Tables
-    options: Options
-    _opaque_cache: dict[int, lexer.Scanner] = field(default_factory=dict)
+    why a plain class, not a dataclass: see engine/options.py"""
+
+    def __init__(self, source: bytes, tables: Tables, options: Options) -> None:
+        self.source = source
+        self.tables = tables
+        self.options = options
+        self._opaque_cache: dict[int, lexer.Scanner] = {}
 
     @cached
     def tree(self) -> Tree:

@@ -18,7 +18,6 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from hipify_py.data.detector_data import (
@@ -327,15 +326,20 @@ def directives(source: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
         yield m.start(), end, m.group(1), source[m.end() : end]
 
 
-@dataclass
 class Branches:
-    """Per file: spans hipcc never compiles, and the AMD/NVIDIA values of CUDA-macro conditions."""
+    """Per file: spans hipcc never compiles, and the AMD/NVIDIA values of CUDA-macro conditions.
 
-    dead: list[tuple[int, int]]
-    amd: dict[int, Value]  # directive line start -> condition value under hipcc
-    nvidia: dict[int, set[Value]]  # directive line start -> values under current NVIDIA toolchains
-    shadowed: set[int]  # `#elif` lines hipcc never evaluates (an earlier branch is taken on AMD)
-    bodies: dict[int, tuple[int, int]]  # evaluated directive line start -> its code up to the #endif
+    why a plain class, not a dataclass: see engine/options.py"""
+
+    def __init__(
+        self,
+        dead: list[tuple[int, int]],
+        amd: dict[int, Value],  # directive line start -> condition value under hipcc
+        nvidia: dict[int, set[Value]],  # directive line start -> values under current NVIDIA toolchains
+        shadowed: set[int],  # `#elif` lines hipcc never evaluates (an earlier branch is taken on AMD)
+        bodies: dict[int, tuple[int, int]],  # evaluated directive line start -> its code up to the #endif
+    ) -> None:
+        self.dead, self.amd, self.nvidia, self.shadowed, self.bodies = dead, amd, nvidia, shadowed, bodies
 
     def only_pragmas(self, source: bytes, line_start: int) -> bool:
         """The branch of the directive at line_start holds nothing but pragmas (`#pragma nv_diag_suppress`):

@@ -393,9 +393,7 @@ def convert(
 
         info = run_info(mode.value, options, extra_mappings, target.reason)
         if verified is not None:
-            from dataclasses import replace as _replace
-
-            info = _replace(info, verify=verified.summary)
+            info = info._replace(verify=verified.summary)
         write_reports(reports, formats, outcomes, info, quiet)
     code = _exit_code(outcomes, problems, mode, severity, check or exit_nonzero_on_change)
     if code == EXIT_OK and mode is Mode.CHECK and verified is not None and verified.result.failed:

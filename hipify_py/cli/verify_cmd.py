@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,17 +61,24 @@ def verify_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-@dataclass
 class Prepared:
-    """A verify pass being set up for one run; close() removes the temporary mirror."""
+    """A verify pass being set up for one run; close() removes the temporary mirror.
 
-    settings: Any  # VerifySettings
-    mode: Mode
-    roots: dict[str, str]  # absolute input file -> absolute root
-    relocation: Any
-    tree: str
-    plans: list[Any]  # stage.Planned: the TUs and the files each waits for
-    mirror: Any = None  # stage.Mirror for --diff/--check/stdout
+    why not a dataclass: this module is imported by every command line (cli/main.py), and dataclasses
+    (with inspect) by nothing else a translation run needs (engine/options.py)."""
+
+    def __init__(
+        self,
+        settings: Any,  # VerifySettings
+        mode: Mode,
+        roots: dict[str, str],  # absolute input file -> absolute root
+        relocation: Any,
+        tree: str,
+        plans: list[Any],  # stage.Planned: the TUs and the files each waits for
+        mirror: Any = None,  # stage.Mirror for --diff/--check/stdout
+    ) -> None:
+        self.settings, self.mode, self.roots, self.relocation = settings, mode, roots, relocation
+        self.tree, self.plans, self.mirror = tree, plans, mirror
 
     def compiled_of(self, outcome: FileOutcome) -> str:
         target = os.path.abspath(outcome.output or outcome.path)
@@ -152,7 +158,7 @@ def run_settings(settings: RunSettings, prepared: Prepared | None) -> RunSetting
     if prepared is None:
         return settings
     mirror = (prepared.mirror.root, prepared.mirror.tree) if prepared.mirror is not None else None
-    return replace(settings, keep_moves=True, mirror=mirror)
+    return settings._replace(keep_moves=True, mirror=mirror)
 
 
 def run_verify(prepared: Prepared, outcomes: list[FileOutcome], result: Any, quiet: bool, show: Any) -> Any:
@@ -168,7 +174,7 @@ def run_verify(prepared: Prepared, outcomes: list[FileOutcome], result: Any, qui
         for path, diagnostics in report.findings_by_file.items():
             outcome = by_path.get(path)
             if outcome is not None:
-                for line in format_diagnostics(replace(outcome, diagnostics=diagnostics), show):
+                for line in format_diagnostics(outcome.replaced(diagnostics=diagnostics), show):
                     click.echo(line, err=True)
     return report
 

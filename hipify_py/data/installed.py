@@ -24,9 +24,9 @@ def include_roots(environ: dict[str, str] | None = None) -> list[Path]:
     """
     env = os.environ if environ is None else environ
     candidates: list[Path] = []
-    import shutil  # why here: the translator process imports this module, and only the run needs which()
+    from hipify_py.util.commands import which  # why here: the translator process imports this module
 
-    hipcc = shutil.which("hipcc", path=env.get("PATH"))
+    hipcc = which("hipcc", path=env.get("PATH"))
     if hipcc:
         real = Path(hipcc).resolve()
         candidates += [real.parent.parent / "include", Path(hipcc).parent.parent / "include"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 import marshal
 import os
 import re
-import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from hipify_py.util.commands import which
 from hipify_py.util.lazyre import lazy
 
 # Where the version came from (Target.origin); the words users see in summaries and reports.
@@ -152,7 +152,7 @@ def installed_hip(
     """The HIP a user has: the hipcc on PATH, else a hip_version.h under $ROCM_PATH, /opt/rocm, /usr.
     `probe` False: never run hipcc; None when its answer is not remembered in `cache_dir`."""
     env = os.environ if env is None else env
-    found = shutil.which("hipcc", path=env.get("PATH", os.defpath))
+    found = which("hipcc", path=env.get("PATH", os.defpath))
     if found is not None:
         probed = _cached_probe(Path(os.path.abspath(found)), cache_dir, probe)
         if probed is not None or not probe:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Options:
+# why a NamedTuple, not a frozen dataclass: importing dataclasses (with inspect) and building the class
+# cost ~8 ms before a translation run's first fork (docs/speed.md, round 9)
+class Options(NamedTuple):
     """What a translation may do and for which HIP (one value for every file of a run)."""
 
     keep_launch_syntax: bool = False  # leave kernel<<<...>>>(...) as is (modern HIP accepts it)
@@ -16,17 +17,14 @@ class Options:
     version_policy: str = "rewrite"
     legacy_include_paths: bool = False  # flat library headers (hipblas.h) instead of hipblas/hipblas.h
     annotate: bool = False  # write // HIPIFY-PY: comments above lines that need attention
-    ignore_rules: frozenset[str] = field(default_factory=frozenset)
+    ignore_rules: frozenset[str] = frozenset()
     # library headers (and `ns/` prefixes) the installed HIP lacks (data/installed.py): HIP128 at includes
-    missing_headers: frozenset[str] = field(default_factory=frozenset)
+    missing_headers: frozenset[str] = frozenset()
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"
 
 
 def with_filename(options: Options, filename: str) -> Options:
-    """`dataclasses.replace(options, filename=filename)`, the same value (Options has no __post_init__)
-    made by copying the fields' dict: replace() walks the fields and calls the frozen __init__ (~8 us,
-    for every file of a run)."""
-    copy = object.__new__(Options)
-    copy.__dict__.update(options.__dict__, filename=filename)
-    return copy
+    """`options._replace(filename=filename)`, without _replace's Python-level rebuild (for every file of
+    a run): the other fields as they are, the last one new."""
+    return tuple.__new__(Options, (*options[:-1], filename))

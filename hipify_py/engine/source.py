@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
 class LineIndex:
-    """Byte offset <-> line and column of a source."""
+    """Byte offset <-> line and column of a source (read-only after construction)."""
 
-    source: bytes
-    starts: tuple[int, ...] = field(init=False)
+    __slots__ = ("source", "starts")
 
-    def __post_init__(self) -> None:
+    def __init__(self, source: bytes) -> None:
         starts = [0]
-        find = self.source.find
+        find = source.find
         pos = find(b"\n")
         while pos != -1:
             starts.append(pos + 1)
             pos = find(b"\n", pos + 1)
-        object.__setattr__(self, "starts", tuple(starts))
+        self.source = source
+        self.starts: tuple[int, ...] = tuple(starts)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and 1-based byte column of a byte offset."""

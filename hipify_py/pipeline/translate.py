@@ -9,7 +9,6 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
@@ -49,16 +48,24 @@ from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.util.lazyre import lazy, words_at_boundary
 
 
-@dataclass
 class Result:
-    """A translated file: its text, findings, counts, the edits made and the macros it defines."""
+    """A translated file: its text, findings, counts, the edits made and the macros it defines.
 
-    text: bytes
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    counts: Counter[str] = field(default_factory=Counter)  # "identifiers.<family>", "launches", ...
-    lines: int = 0
-    edits: list[Edit] = field(default_factory=list)  # every edit applied (verify maps compiler lines back)
-    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros: the project-wide decision)
+    why a plain class, not a dataclass: see engine/options.py"""
+
+    __slots__ = ("counts", "defines", "diagnostics", "edits", "lines", "text")
+
+    def __init__(
+        self,
+        text: bytes,
+        diagnostics: list[Diagnostic],
+        counts: Counter[str],  # "identifiers.<family>", "launches", ...
+        lines: int,
+        edits: list[Edit],  # every edit applied (verify maps compiler lines back)
+        defines: tuple[str, ...],  # macros the file #defines (option_macros: the project-wide decision)
+    ) -> None:
+        self.text, self.diagnostics, self.counts = text, diagnostics, counts
+        self.lines, self.edits, self.defines = lines, edits, defines
 
     def changed_from(self, source: bytes) -> bool:
         return self.text != source

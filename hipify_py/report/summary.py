@@ -5,28 +5,27 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.engine.rule_texts import RULES
 from hipify_py.run.outcome import FileOutcome, Status
 
 
-@dataclass
 class Totals:
-    """Sums over a run's outcomes: files by status, lines, converted names, findings."""
+    """Sums over a run's outcomes: files by status, lines, converted names, findings.
 
-    files: int = 0
-    changed: int = 0
-    unchanged: int = 0
-    skipped: int = 0
-    errors: int = 0
-    lines: int = 0
-    identifiers: Counter[str] = field(default_factory=Counter)  # per API family
-    counts: Counter[str] = field(default_factory=Counter)  # launches, includes, symbols, ...
-    rules: Counter[str] = field(default_factory=Counter)  # diagnostics per rule id
-    severities: Counter[str] = field(default_factory=Counter)
+    why a plain class (and RunInfo a NamedTuple), not dataclasses: see engine/options.py"""
+
+    def __init__(self, files: int = 0) -> None:
+        self.files = files
+        self.changed = self.unchanged = self.skipped = self.errors = self.lines = 0
+        self.identifiers: Counter[str] = Counter()  # per API family
+        self.counts: Counter[str] = Counter()  # launches, includes, symbols, ...
+        self.rules: Counter[str] = Counter()  # diagnostics per rule id
+        self.severities: Counter[str] = Counter()
 
     @property
     def converted(self) -> int:
@@ -82,12 +81,11 @@ def file_totals(outcome: FileOutcome) -> Totals:
     return totals([outcome])
 
 
-@dataclass(frozen=True)
-class RunInfo:
+class RunInfo(NamedTuple):
     """What a report says about the run besides the outcomes (all optional for library callers)."""
 
     mode: str = ""
-    options: Mapping[str, object] = field(default_factory=dict)
+    options: Mapping[str, object] = MappingProxyType({})
     mapping_digest: str = ""
     latest_hip_version: str = ""
     target_hip_version: str = ""  # the run's target (target.Target.version) ...

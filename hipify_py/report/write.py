@@ -60,12 +60,11 @@ def run_info(
     mode: str, options: object, extra_mappings: Sequence[Path] = (), target_reason: str = ""
 ) -> RunInfo:
     """RunInfo for the command line: options as a dict and the digest of the mapping tables used."""
-    import dataclasses
-
     from hipify_py.data.mappings import load_mappings
+    from hipify_py.engine.options import Options
     from hipify_py.report.summary import RunInfo
 
-    fields = dataclasses.asdict(options) if dataclasses.is_dataclass(options) else {}  # type: ignore[arg-type]
+    fields = options._asdict() if isinstance(options, Options) else {}
     fields.pop("filename", None)  # per file, not a run option
     mappings = load_mappings(tuple(extra_mappings))
     target = str(fields.get("hip_version") or "")

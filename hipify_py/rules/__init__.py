@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from hipify_py.analysis.context import Context
 from hipify_py.engine.diagnostics import Diagnostic
@@ -17,16 +16,26 @@ def _no_counts() -> Counter[str]:
     return Counter.__new__(Counter)
 
 
-@dataclass
 class RuleResult:
-    """What one rule made of a file: edits, findings, counts, and the findings its edits settle."""
+    """What one rule made of a file: edits, findings, counts, and the findings its edits settle.
 
-    edits: list[Edit] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    counts: Counter[str] = field(default_factory=_no_counts)
-    # (start, end, rule ids): other rules' findings in the span that this rule's edits settle (a
-    # `__shfl_down_sync` rewritten for the target is no longer "unsupported"); translate drops them
-    settled: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
+    why a plain class, not a dataclass: see engine/options.py"""
+
+    __slots__ = ("counts", "diagnostics", "edits", "settled")
+
+    def __init__(
+        self,
+        edits: list[Edit] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        counts: Counter[str] | None = None,
+        settled: list[tuple[int, int, frozenset[str]]] | None = None,
+    ) -> None:
+        self.edits: list[Edit] = [] if edits is None else edits
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.counts: Counter[str] = _no_counts() if counts is None else counts
+        # (start, end, rule ids): other rules' findings in the span that this rule's edits settle (a
+        # `__shfl_down_sync` rewritten for the target is no longer "unsupported"); translate drops them
+        self.settled: list[tuple[int, int, frozenset[str]]] = [] if settled is None else settled
 
 
 RuleFn = Callable[[Context], RuleResult]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
+from hipify_py.engine.options import with_filename
 from hipify_py.run.cache import Result, ResultCache, get_blob, settings_digest
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_of, diagnostic_tuples
@@ -25,10 +25,9 @@ from hipify_py.util.fileio import (
 
 def _stable(value: object) -> str:
     """repr() that does not depend on set iteration order (hash randomisation), for cache keys."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = ((f.name, _stable(getattr(value, f.name))) for f in dataclasses.fields(value))
+    names = _field_names(value)
+    if names is not None:
+        fields = ((name, _stable(getattr(value, name))) for name in names)
         return f"{type(value).__name__}({', '.join(f'{k}={v}' for k, v in fields)})"
     if isinstance(value, set | frozenset):
         return "{" + ", ".join(sorted(map(_stable, value))) + "}"
@@ -37,13 +36,24 @@ def _stable(value: object) -> str:
     return repr(value)
 
 
+def _field_names(value: object) -> tuple[str, ...] | None:
+    """The fields of a record (a NamedTuple such as Options, a dataclass such as BuildOptions), else None."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return value._fields  # type: ignore[no-any-return]
+    if hasattr(type(value), "__dataclass_fields__"):  # why not is_dataclass: no import of dataclasses
+        import dataclasses
+
+        return tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]
+    return None
+
+
 def open_cache(files: Sequence[Found], settings: RunSettings) -> ResultCache | None:
     if settings.cache_dir is None or not files:
         return None
     import hipify_py
 
     plan = settings.rename.digest_text() if isinstance(settings.rename, RenamePlan) else ""
-    parts = (_stable(replace(settings.options, filename="")), _stable(settings.build_options), plan)
+    parts = (_stable(with_filename(settings.options, "")), _stable(settings.build_options), plan)
     if settings.keep_moves:  # why: an entry stored without moves cannot map compiler lines back
         parts += ("moves",)
     digest = settings_digest(hipify_py.__version__, parts, settings.extra_mappings)

@@ -20,9 +20,8 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -44,60 +43,62 @@ class ConfigError(Exception):
         self.file, self.key = file, key
 
 
-@dataclass(frozen=True)
-class Key:
-    """One setting of the configuration file and the `convert` parameter it feeds."""
+# why NamedTuples, not frozen dataclasses: see engine/options.py
+class Key(NamedTuple):
+    """One setting of the configuration file and the `convert` parameter it feeds (`_setting()` makes one)."""
 
     name: str  # kebab-case name in the file
     # "bool", "str", "int", "list", "paths" (list of files relative to the config file), "dirs" (list of
     # directories, relative too), "path" (one file or directory, relative too), "choice"
     kind: str
     choices: tuple[str, ...] = ()
-    param: str | None = SNAKE_CASE  # the `convert` CLI parameter it feeds (None: config only)
+    param: str | None = None  # the `convert` CLI parameter it feeds (None: config only)
     default: Any = None  # used only for keys without a CLI parameter
 
-    def __post_init__(self) -> None:
-        if self.param == SNAKE_CASE:
-            object.__setattr__(self, "param", self.name.replace("-", "_"))
+
+def _setting(
+    name: str, kind: str, choices: tuple[str, ...] = (), param: str | None = SNAKE_CASE, default: Any = None
+) -> Key:
+    """A Key whose parameter is, unless said otherwise, its name in snake_case."""
+    return Key(name, kind, choices, name.replace("-", "_") if param == SNAKE_CASE else param, default)
 
 
 KEYS: Mapping[str, Key] = {
     k.name: k
     for k in (
-        Key("include", "list"),
-        Key("exclude", "list"),
-        Key("force-exclude", "bool"),
-        Key("extensions", "list"),
-        Key("extra-mappings", "paths"),
-        Key("ignore", "list", param="ignore_rules"),
-        Key("roc", "bool"),
-        Key("hip-version", "str"),
-        Key("version-policy", "choice", ("rewrite", "keep")),
-        Key("keep-launch-syntax", "bool"),
-        Key("legacy-include-paths", "bool"),
-        Key("rename", "choice", ("none", "hip", "cpp")),
-        Key("backup", "str"),
-        Key("jobs", "int"),
-        Key("build-files", "bool"),
-        Key("gitignore", "bool"),
-        Key("hip-sources", "list", param=None, default=()),
-        Key("severity", "choice", ("info", "warning", "error")),
-        Key("show", "choice", ("info", "warning", "error", "none")),
+        _setting("include", "list"),
+        _setting("exclude", "list"),
+        _setting("force-exclude", "bool"),
+        _setting("extensions", "list"),
+        _setting("extra-mappings", "paths"),
+        _setting("ignore", "list", param="ignore_rules"),
+        _setting("roc", "bool"),
+        _setting("hip-version", "str"),
+        _setting("version-policy", "choice", ("rewrite", "keep")),
+        _setting("keep-launch-syntax", "bool"),
+        _setting("legacy-include-paths", "bool"),
+        _setting("rename", "choice", ("none", "hip", "cpp")),
+        _setting("backup", "str"),
+        _setting("jobs", "int"),
+        _setting("build-files", "bool"),
+        _setting("gitignore", "bool"),
+        _setting("hip-sources", "list", param=None, default=()),
+        _setting("severity", "choice", ("info", "warning", "error")),
+        _setting("show", "choice", ("info", "warning", "error", "none")),
         # --verify (compile the translation): compiler, targets and the flags of the compile
-        Key("verify", "bool"),
-        Key("hipcc", "str"),
-        Key("offload-arch", "list"),
-        Key("compile-commands", "path"),
-        Key("include-dirs", "dirs"),
-        Key("defines", "list"),
-        Key("std", "str"),
+        _setting("verify", "bool"),
+        _setting("hipcc", "str"),
+        _setting("offload-arch", "list"),
+        _setting("compile-commands", "path"),
+        _setting("include-dirs", "dirs"),
+        _setting("defines", "list"),
+        _setting("std", "str"),
     )
 }
 PARAM_TO_KEY: Mapping[str, str] = {k.param: k.name for k in KEYS.values() if k.param}
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """A setting's value and where it came from."""
 
     value: Any

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import NamedTuple
 
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.options import Options
@@ -32,12 +32,12 @@ class Status(str, Enum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
-class RunSettings:
+# why a NamedTuple and FileOutcome a plain class, not dataclasses: see engine/options.py
+class RunSettings(NamedTuple):
     """How a run treats every file: the mode, the translation options, where output and caches go."""
 
     mode: Mode
-    options: Options = field(default_factory=Options)
+    options: Options = Options()
     output_dir: Path | None = None
     backup_suffix: str | None = None
     jobs: int = 0  # 0 = CPU count
@@ -54,32 +54,67 @@ class RunSettings:
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] the user builds with (--verify's, config `defines`)
 
 
-@dataclass
 class FileOutcome:
     """What became of one file: status, findings, counts, and what the cache and reports need."""
 
-    path: Path
-    status: Status
-    output: Path | None = None
-    message: str = ""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    counts: Counter[str] = field(default_factory=Counter)
-    lines: int = 0
-    diff: str = ""
-    text: bytes | None = None  # STDOUT mode only
-    kind: str = "source"
-    cached: bool = False  # result taken from the cache, nothing translated
-    out_hash: str = ""  # content hash of the converted text (when the cache is on)
-    in_hash: str = ""  # content hash of the source as read (when the cache is on)
-    in_stat: tuple[int, int, int] | None = None  # cache.stat_entry of the source from before it was read
-    # -o with the cache on: cache.stat_entry of the output as the worker left it (RACY when it wrote it),
-    # so the run need not stat every output again
-    out_stat: tuple[int, int, int] | None = None
-    # --in-place with the cache on: the result of converting the file as written (cache.Result), so the
-    # next run knows the files this one wrote (they are hits, not new content)
-    rewritten: Result | None = None
-    moves: tuple = ()  # --verify: linemap.Layers from the translated text back to the source
-    defines: tuple[str, ...] = ()  # macros the file #defines (option_macros)
+    def __init__(
+        self,
+        path: Path,
+        status: Status,
+        output: Path | None = None,
+        message: str = "",
+        diagnostics: list[Diagnostic] | None = None,
+        counts: Counter[str] | None = None,
+        lines: int = 0,
+        diff: str = "",
+        text: bytes | None = None,
+        kind: str = "source",
+        cached: bool = False,
+        out_hash: str = "",
+        in_hash: str = "",
+        in_stat: tuple[int, int, int] | None = None,
+        out_stat: tuple[int, int, int] | None = None,
+        rewritten: Result | None = None,
+        moves: tuple = (),
+        defines: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.output = output
+        self.message = message
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.counts: Counter[str] = Counter() if counts is None else counts
+        self.lines = lines
+        self.diff = diff
+        self.text = text  # STDOUT mode only
+        self.kind = kind
+        self.cached = cached  # result taken from the cache, nothing translated
+        self.out_hash = out_hash  # content hash of the converted text (when the cache is on)
+        self.in_hash = in_hash  # content hash of the source as read (when the cache is on)
+        # cache.stat_entry of the source from before it was read
+        self.in_stat = in_stat
+        # -o with the cache on: cache.stat_entry of the output as the worker left it (RACY when it wrote
+        # it), so the run need not stat every output again
+        self.out_stat = out_stat
+        # --in-place with the cache on: the result of converting the file as written (cache.Result), so
+        # the next run knows the files this one wrote (they are hits, not new content)
+        self.rewritten = rewritten
+        self.moves = moves  # --verify: linemap.Layers from the translated text back to the source
+        self.defines = defines  # macros the file #defines (option_macros)
+
+    def __repr__(self) -> str:
+        return f"FileOutcome({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is FileOutcome and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def replaced(self, **changes: object) -> FileOutcome:
+        """A copy with `changes` (dataclasses.replace's counterpart)."""
+        copy = FileOutcome.__new__(FileOutcome)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
 
     @property
     def worst(self) -> Severity | None:

@@ -10,7 +10,6 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
 from hipify_py.engine.diagnostics import Diagnostic
@@ -71,6 +70,8 @@ def _convert(
 ) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...]]:
     """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines."""
     if found.kind == "build":
+        from dataclasses import replace  # why here: buildfiles' options are a dataclass (imported with them)
+
         from hipify_py import buildfiles
 
         opts = settings.build_options or buildfiles.BuildOptions()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hipify_py.project.option_macros import pending
@@ -61,7 +60,7 @@ def run(
         ready = [from_cache(found, settings, cache) for found in files]
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
     if len(todo) < REMEMBER_WRITTEN_FROM:
-        settings = replace(settings, remember_written=False)
+        settings = settings._replace(remember_written=False)
     if early is not None and (side is not None or not todo or not early.send(todo, settings, jobs)):
         early.close()  # not needed, or gone before it got the job: this process translates
         early = None

@@ -7,7 +7,6 @@ middle of the bar; the bar is redrawn on the next advance().
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from typing import TextIO
@@ -36,6 +35,8 @@ class Progress:
         if self.drawn and now - self.last < REDRAW_SECONDS and not finished:
             return
         self.last = now
+        import shutil  # why here: ~3 ms of every run's start-up (util/commands.py), for a terminal's width
+
         columns = shutil.get_terminal_size().columns
         more = tuple((d, t, u) for u, (d, t) in self.more.items())
         self.stream.write("\r" + render(self.done, self.total, columns, self.unit, more) + "\x1b[K")

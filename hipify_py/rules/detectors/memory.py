@@ -4,7 +4,6 @@ limit (HIP208).
 
 from __future__ import annotations
 
-import ast
 import re
 
 from hipify_py.analysis.context import Context
@@ -109,6 +108,8 @@ def _evaluate(expr: bytes) -> int | None:
         return int(expr)
     text = _SIZEOF.sub(lambda s: str(TYPE_SIZES.get(b" ".join(s.group(1).split()), "x")).encode(), expr)
     text = _INT_SUFFIX.sub(b"", text)
+    import ast  # why here: ~1 ms of every run's start-up, for the few sizes that are not a number
+
     try:
         tree = ast.parse(text.decode("ascii"), mode="eval")
     except (SyntaxError, UnicodeDecodeError, ValueError):
