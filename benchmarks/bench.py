@@ -278,6 +278,22 @@ def timed(
 PROGRAM = [sys.executable, "-m", "hipify_py"]
 
 
+def set_aside(path: Path) -> None:
+    """Move `path` out of the way (into `.set-aside/` beside it) instead of deleting it; the work
+    directory goes, with everything set aside, when the benchmark ends.
+
+    why: ext4 without a journal (this VM's root file system) skips, for each new inode, every inode of
+    the block group freed in the last 60 s (360 s while its inode table block is dirty), one buffer
+    lookup each: a run that creates 400 files right after the previous round deleted 400 spent ~12% of
+    its CPU there (perf, docs/speed.md round 9). Deleting between rounds timed the file system's memory
+    of the benchmark's own deletions, for both tools."""
+    if not path.exists():
+        return
+    trash = path.parent / ".set-aside"
+    trash.mkdir(exist_ok=True)
+    path.rename(Path(tempfile.mkdtemp(dir=trash)) / path.name)
+
+
 def hipify_cmd(*args: str) -> list[str]:
     return [*PROGRAM, "convert", "-q", *args]
 
@@ -292,12 +308,12 @@ def measure_ours(corpus: Corpus, work: Path, repeat: int) -> list[Figure]:
     cache = work / "cache"
 
     def fresh() -> None:
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.rmtree(cache, ignore_errors=True)
+        set_aside(out)
+        set_aside(cache)
 
     def tables_kept() -> None:  # every file new to the run; the tables an earlier run built are kept
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.rmtree(cache / "results", ignore_errors=True)
+        set_aside(out)
+        set_aside(cache / "results")
 
     env["HIPIFY_PY_CACHE_DIR"] = str(cache)
     figures = []
@@ -323,13 +339,13 @@ def after_in_place(corpus: Corpus, work: Path, env: dict[str, str], repeat: int)
     cmd = hipify_cmd(str(tree), "--in-place", "-j", "2")
 
     def convert_once() -> None:
-        shutil.rmtree(tree, ignore_errors=True)
-        shutil.rmtree(cache, ignore_errors=True)
+        set_aside(tree)
+        set_aside(cache)
         shutil.copytree(corpus.root, tree)
         timed(cmd, env, 1)
 
     run = timed(cmd, env, repeat, convert_once)
-    shutil.rmtree(tree, ignore_errors=True)
+    set_aside(tree)
     return run
 
 
@@ -352,7 +368,7 @@ def single_file(corpus: Corpus, work: Path, repeat: int, mode: str, empty_cache:
         (staged / source.name).write_bytes(text)
 
     def stage_empty() -> None:
-        shutil.rmtree(cache, ignore_errors=True)
+        set_aside(cache)
         stage()
 
     target = staged / source.name
@@ -410,8 +426,8 @@ def torch_run(corpus: Corpus, work: Path, hipify_dir: Path) -> tuple[float, floa
     suffixes = ",".join(sorted({p.suffix for p in corpus.root.rglob("*") if p.is_file()}))
     # torch hipify writes next to the inputs when out == in; give it a private copy each run.
     src, out = work / "torch-src", work / "torch-out"
-    shutil.rmtree(src, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
+    set_aside(src)
+    set_aside(out)
     shutil.copytree(corpus.root, src)
     cpu0, start = _children_cpu(), time.perf_counter()
     proc = subprocess.run(
@@ -442,8 +458,8 @@ def measure_torch(corpus: Corpus, work: Path, repeat: int) -> tuple[list[Figure]
             min(best_call, info["call"]),
             min(best_cpu, cpu),
         )
-    shutil.rmtree(work / "torch-src", ignore_errors=True)
-    shutil.rmtree(work / "torch-out", ignore_errors=True)
+    set_aside(work / "torch-src")
+    set_aside(work / "torch-out")
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(info["statuses"].items()))
     note = (
         f"{corpus.name}: torch processed {info['processed']} of {corpus.files} files ({statuses}); "
@@ -469,15 +485,15 @@ def paired_rounds(corpus: Corpus, work: Path, rounds: int) -> list[str]:
     times: dict[str, list[float]] = {"empty cache dir": [], "tables built": [], "torch": []}
     for _ in range(rounds):
         for name, keep_tables in (("empty cache dir", False), ("tables built", True)):
-            shutil.rmtree(out, ignore_errors=True)
-            shutil.rmtree(cache / "results" if keep_tables else cache, ignore_errors=True)
+            set_aside(out)
+            set_aside(cache / "results" if keep_tables else cache)
             times[name].append(timed(cmd, env, 1).wall)
         done = torch_run(corpus, work, hipify_dir)
         if isinstance(done, str):
             return [f"{corpus.name}: paired rounds stopped: {done}"]
         times["torch"].append(done[0])
     for leftover in (out, work / "torch-src", work / "torch-out"):
-        shutil.rmtree(leftover, ignore_errors=True)
+        set_aside(leftover)
     return [
         f"{corpus.name}: paired -j2 {name} vs torch (whole process), {rounds} rounds: "
         + paired_summary(times[name], times["torch"])
