@@ -64,8 +64,8 @@ def verify_options(command: Callable[..., Any]) -> Callable[..., Any]:
 class Prepared:
     """A verify pass being set up for one run; close() removes the temporary mirror.
 
-    why not a dataclass: this module is imported by every command line (cli/main.py), and dataclasses
-    (with inspect) by nothing else a translation run needs (engine/options.py)."""
+    why not a dataclass: every command line imports this module (cli/main.py), and no other module a
+    translation run needs imports dataclasses (engine/options.py)."""
 
     def __init__(
         self,
