@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -106,7 +107,11 @@ class Value(NamedTuple):
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    import tomllib  # why lazy: only runs that have a config file pay for the import
+    # why lazy: only runs that have a config file pay for the import; tomli is tomllib before Python 3.11
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
 
     try:
         with path.open("rb") as handle:

@@ -181,7 +181,11 @@ class ProgramStore:
 
 def _program(pattern: str | bytes, flags: int) -> Program:
     """What re._compiler.compile passes to _sre.compile, as plain ints/strs (marshal-able)."""
-    from re import _compiler, _parser  # type: ignore[attr-defined]
+    try:
+        from re import _compiler, _parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10: the same modules under their old names
+        import sre_compile as _compiler  # type: ignore[no-redef]
+        import sre_parse as _parser  # type: ignore[no-redef]
 
     parsed = _parser.parse(pattern, flags)
     code = [int(c) for c in _compiler._code(parsed, flags)]
