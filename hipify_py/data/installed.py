@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hipify_py.data.mappings import load_mappings
 from hipify_py.data.schema import Mappings
+from hipify_py.util.commands import which
 
 _RUNTIME_PREFIX = "hip/"  # the HIP runtime's own headers: their absence is a version question (HIP103)
 
@@ -24,8 +25,6 @@ def include_roots(environ: dict[str, str] | None = None) -> list[Path]:
     """
     env = os.environ if environ is None else environ
     candidates: list[Path] = []
-    from hipify_py.util.commands import which  # why here: the translator process imports this module
-
     hipcc = which("hipcc", path=env.get("PATH"))
     if hipcc:
         real = Path(hipcc).resolve()
