@@ -49,6 +49,9 @@ PACKAGES = (
     "librocprim-dev",
     "librocrand-dev",
     "librocsparse-dev",
+    # NVML -> ROCm SMI and NVTX -> roctx targets (hipify-py's vendor-libs tables are probed from them)
+    "librocm-smi-dev",
+    "libroctx-dev",
 )
 
 
@@ -56,6 +59,8 @@ class Toolchain(NamedTuple):
     version: str  # the HIP major.minor its headers say
     suite: str  # the Debian suite debootstrap starts from
     extra_suite: str | None  # added to the sources and preferred for the packages (-t)
+    # packages only this release's suite can install beside its HIP (sid's RCCL 5.4 wants HIP 5)
+    extra_packages: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -64,7 +69,7 @@ class Toolchain(NamedTuple):
 
 TOOLCHAINS = (
     Toolchain("6.4", "sid", None),
-    Toolchain("7.2", "sid", "experimental"),
+    Toolchain("7.2", "sid", "experimental", ("librccl-dev",)),
 )
 
 # Top-level host directories the chroot has its own of: a path under one of them is mounted alone (the
@@ -151,7 +156,7 @@ def run(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> None:
 
 
 def stamp_of(chain: Toolchain, mirror: str) -> str:
-    what = "\n".join([chain.suite, chain.extra_suite or "", mirror, *PACKAGES])
+    what = "\n".join([chain.suite, chain.extra_suite or "", mirror, *PACKAGES, *chain.extra_packages])
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
 
@@ -185,10 +190,11 @@ def provision(chain: Toolchain, top: Path, mirror: str) -> Path:
         (root / "etc/apt/sources.list").write_text(
             "".join(f"deb {mirror} {suite} main\n" for suite in suites)
         )
-        print(f"{chain.name}: apt-get install {len(PACKAGES)} packages (a few minutes, ~10 GB)", flush=True)
+        packages = (*PACKAGES, *chain.extra_packages)
+        print(f"{chain.name}: apt-get install {len(packages)} packages (a few minutes, ~10 GB)", flush=True)
         chroot_apt(root, ["update"], log)
         target = ["-t", chain.extra_suite] if chain.extra_suite else []
-        chroot_apt(root, ["install", "--no-install-recommends", *target, *PACKAGES], log)
+        chroot_apt(root, ["install", "--no-install-recommends", *target, *packages], log)
         chroot_apt(root, ["clean"], log)
         done_pkgs.write_text(stamp + "\n")
     return write_prefix(chain, top)

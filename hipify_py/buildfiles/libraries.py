@@ -23,6 +23,8 @@ LIBS: Mapping[str, _Lib] = MappingProxyType(
         "cufft": _Lib("hip::hipfft", "roc::rocfft"),
         "cusparse": _Lib("roc::hipsparse", "roc::rocsparse"),
         "cusolver": _Lib("roc::hipsolver", "roc::rocsolver"),
+        # RCCL keeps the NCCL API (librccl, find_package(rccl): roc::rccl in its rccl-targets.cmake)
+        "nccl": _Lib("roc::rccl", "roc::rccl"),
     }
 )
 
@@ -81,7 +83,7 @@ CUDA_TARGET_NOTES: Mapping[str, str] = MappingProxyType(
     {
         "nvToolsExt": "NVTX: link roctx64 from roctracer by hand (only range push/pop and marks map)",
         "nvtx3": "NVTX: link roctx64 from roctracer by hand (only range push/pop and marks map)",
-        "nvml": "NVML: ROCm SMI (rocm_smi64) is a different API; port by hand",
+        "nvml": "NVML -> ROCm SMI: find_package(rocm_smi), link its target rocm_smi64 by hand",
         "cupti": "CUPTI: use roctracer/rocprofiler, a different API",
         "cublasLt": "cuBLASLt: hipBLASLt is not part of this HIP release; port by hand",
         "nvrtc": "NVRTC: hiprtc has a similar API; link it by hand",

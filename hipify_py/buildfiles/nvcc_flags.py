@@ -71,6 +71,11 @@ _SINGLE_FLAGS: Mapping[str, _Flag] = MappingProxyType(
         "-lnvToolsExt": _Flag(
             ("-lroctx64",), INFO, "NVTX -> roctx64: only range push/pop and marks have counterparts"
         ),
+        "-lnvidia-ml": _Flag(
+            ("-lrocm_smi64",),
+            INFO,
+            "NVML -> ROCm SMI (rocm_smi64): a different API; its calls are reported (HIP142)",
+        ),
         **dict.fromkeys(
             (
                 "-dlink",
@@ -157,7 +162,7 @@ _DROP_WARN_HINT = {
 }
 
 
-_LIB_FLAG = lazy(r"^-l(?P<name>cu\w+|nv\w+|npp\w*|nvidia-ml)$")
+_LIB_FLAG = lazy(r"^-l(?P<name>cu\w+|nv\w+|npp\w*|nvidia-ml|nccl(?:_static)?)$")  # nccl: RCCL (LIBS)
 
 
 def _value_flag(kind: str, name: str, value: str, nvcc_ctx: bool) -> _Flag | None:

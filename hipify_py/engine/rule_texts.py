@@ -360,6 +360,49 @@ API_RULES: tuple[Rule, ...] = (
         "(mappings/shims.yaml lists each shim, the HIP versions that need it and the source of the "
         "fact). Files that define the name themselves get none.",
     ),
+    Rule(
+        "HIP140",
+        "library-not-packaged",
+        Severity.ERROR,
+        "The target ROCm release has no installable package of this library (RCCL, roctx)",
+        "Install the library from AMD's ROCm repositories for this release (RCCL: librccl-dev/rccl, "
+        "roctx: roctracer), or build for a release that packages it.",
+        "NCCL code includes <rccl/rccl.h> after translation (RCCL keeps the nccl* names), NVTX code "
+        "<roctracer/roctx.h>. Where the target's Debian has no installable package of that library "
+        "(mappings/vendor-libs-<version>.yaml: HIP 5.2 has neither RCCL nor roctx, ROCm 6.4's RCCL "
+        "5.4 package needs HIP 5), the include fails and which names that library lacks cannot be "
+        "checked. Reported at the include, only for a target whose table was probed for that very "
+        "release and not where HIP128 already says the installed HIP lacks the header.",
+    ),
+    Rule(
+        "HIP141",
+        "library-name-missing",
+        Severity.ERROR,
+        "The target's RCCL or roctx lacks this NCCL/NVTX name",
+        "RCCL: guard the use with `#if NCCL_VERSION_CODE >= NCCL_VERSION(x, y, 0)` (RCCL defines "
+        "the NCCL version it follows) and give the AMD build another way; roctx: use the ranges and "
+        "marks roctx has (roctxRangePushA/roctxRangePop/roctxMarkA), or drop the call.",
+        "RCCL implements the NCCL API of some NCCL release under the same names; a name NCCL added "
+        "later (mappings/nccl-api.yaml says when) is undeclared there, and the build fails. Which "
+        "names each release's RCCL declares is probed from its header "
+        "(scripts/probe_vendor_libs.py). roctx has ranges and marks only: NVTX names beyond those "
+        "(domains, resource naming, payloads, NVTX_* macros, nvtxNameCuda*) have no counterpart. "
+        "Names with their own row in the mapping tables are reported there (HIP101) instead.",
+    ),
+    Rule(
+        "HIP142",
+        "nvml-port",
+        Severity.ERROR,
+        "NVML call whose ROCm SMI counterpart differs in arguments, units or meaning",
+        "Port the call to the ROCm SMI function the message names, converting as it says "
+        "(microwatts, millidegrees, Hz, the device index instead of a handle).",
+        "nvml.h becomes <rocm_smi/rocm_smi.h> (link -lrocm_smi64). Where a ROCm SMI function is the "
+        "exact counterpart (nvmlShutdown -> rsmi_shut_down, nvmlDeviceGetCount -> "
+        "rsmi_num_monitor_devices) the name is renamed; every other NVML name is reported here with "
+        "its counterpart and the conversion (mappings/nvml-rsmi.yaml): ROCm SMI takes a device "
+        "index, not an nvmlDevice_t, and reports power in microwatts, temperatures in millidegrees, "
+        "clocks in Hz. NVML names without a row are reported too, without a counterpart.",
+    ),
 )
 
 # The registry: ids are stable forever (users silence them by id); add, never renumber.

@@ -119,7 +119,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy.
     `stop`: asked before each table; True ends the loading there (a guess that other work outranks)."""
-    from hipify_py.data import adaptations, renames, shims
+    from hipify_py.data import adaptations, renames, shims, vendor_libs
     from hipify_py.rules import (
         brace_assign,
         calls,
@@ -142,6 +142,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         cxx.hip_device_functions,
         macro_order.hip_identifiers,
         host_math.device_only_math,
+        vendor_libs.load_facts,
         implicit_headers,
         hip_predefined_macros,
         vector_ops.ambiguous_forms,

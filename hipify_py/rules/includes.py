@@ -8,6 +8,7 @@ from hipify_py.analysis.context import Context
 from hipify_py.data.installed import is_missing
 from hipify_py.data.renames import renames_for
 from hipify_py.data.schema import Header
+from hipify_py.data.vendor_libs import load_facts, probed_for
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
@@ -76,6 +77,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             )
             continue
         _not_installed(ctx, target, path_start, path_end, result)
+        _not_packaged(ctx, header, target, path_start, path_end, result)
         if _too_new(ctx, header, target, path_start, path_end, result):
             included.add((block, path.strip()))
             continue
@@ -120,6 +122,24 @@ def _not_installed(ctx: Context, path: str, start: int, end: int, result: RuleRe
         library = path.partition("/")[0] if "/" in path else path.rpartition(".")[0]
         message = f"<{path}> is not installed beside the HIP in use (no `{library}` package): the build fails"
         result.diagnostics.append(ctx.diag("HIP128", start, end, message))
+
+
+def _not_packaged(
+    ctx: Context, header: Header, target: str, start: int, end: int, result: RuleResult
+) -> None:
+    """HIP140: the target release has no installable package of the library the include now names (RCCL,
+    roctx: mappings/vendor-libs-<version>.yaml), unless HIP128 already says the installed HIP lacks it."""
+    library = load_facts(ctx.options.hip_version).libraries.get(header.family)
+    if library is None or library.packaged or not probed_for(library, ctx.options.hip_version):
+        return
+    if is_missing(target, ctx.options.missing_headers):
+        return  # HIP128 said it at this include
+    message = (
+        f"<{target}>: ROCm {library.release} has no installable {library.name} package ({library.package}); "
+        f"the build fails here unless AMD's {library.name} for this release is installed, and what it lacks "
+        "is not checked"
+    )
+    result.diagnostics.append(ctx.diag("HIP140", start, end, message))
 
 
 def _trailing_comment(source: bytes, offset: int) -> int | None:

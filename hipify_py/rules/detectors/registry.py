@@ -26,6 +26,7 @@ from hipify_py.rules.detectors.memory import ldg_non_const, lds_limit, managed_m
 from hipify_py.rules.detectors.overloads import overload_gaps
 from hipify_py.rules.detectors.textures import texture_references
 from hipify_py.rules.detectors.unknown_names import unknown_cuda_names
+from hipify_py.rules.detectors.vendor_libs import vendor_library_names
 from hipify_py.rules.detectors.versions import runtime_version_compare, version_macros
 from hipify_py.rules.detectors.warp import (
     sync_intrinsics,
@@ -64,6 +65,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
     (lds_limit, (b"__shared__", b"FuncSetAttribute")),
     (device_prop_fields, (b"cudaDeviceProp",)),
     (library_usage, (b"nvtx", b"nvml", b"npp", b"nvjpeg", b"cuFile", b"cutensor", b"cudnn")),
+    (vendor_library_names, (b"nccl", b"NCCL_", b"nvtx", b"nvml")),
     (unknown_cuda_names, ()),
 )
 
