@@ -10,6 +10,7 @@ import pytest
 
 from hipify_py.data import derived
 from hipify_py.data.adaptations import _build_table
+from hipify_py.data.vendor_libs import _build as _build_vendor_libs
 from hipify_py.pipeline.translate import _shipped_tables
 from hipify_py.rules.calls import _build_call_table
 from hipify_py.rules.cxx import _build_device_functions
@@ -85,6 +86,7 @@ def test_unwritable_cache_still_builds(tmp_path: Path, monkeypatch: pytest.Monke
         ("hip-device-functions", _build_device_functions, ("5.2",)),
         ("version-adaptations", _build_table, ()),
         ("tables", _shipped_tables, ()),
+        ("vendor-libs", _build_vendor_libs, ("7.2",)),
     ],
 )
 def test_shipped_tables_round_trip(cache_dir: Path, name: str, build, args: tuple) -> None:  # type: ignore[no-untyped-def]

@@ -106,6 +106,13 @@ NOT_COMPILABLE = {
     "overloads/declared_whole_word.hip": "a __half2 shuffle HIP 5.2 lacks (reported as HIP215)",
     "option_macros/defined_in_file.hip": "inline PTX its own #define PTX switches on (HIP204)",
     "cxx/brace_assign_unresolved.hip": "braced assignments the tool reports (HIP130) or cannot type",
+    "vendor_libs/hip52/nccl_not_packaged.hip": "Debian 12 has no RCCL (HIP140)",
+    "vendor_libs/hip52/nvtx3_not_packaged.hip": "Debian 12 has no roctx (HIP140)",
+    "vendor_libs/hip52/nvml_telemetry.hip": "NVML calls ported by hand (HIP142); ROCm SMI not installed on the host",
+    "vendor_libs/hip64/nccl_not_packaged.hip": "Debian's RCCL 5.4 is not installable beside ROCm 6.4 (HIP140)",
+    "vendor_libs/hip72/nccl_newer.hip": "NCCL names newer than ROCm 7.2's RCCL (HIP141)",
+    "vendor_libs/hip72/nvml_telemetry.hip": "NVML calls whose ROCm SMI counterparts differ (HIP142)",
+    "vendor_libs/hip72/nvtx3_unported.hip": "NVTX beyond roctx's ranges and marks (HIP101, HIP141)",
 }
 FIXTURE_OUTPUTS = sorted(
     p

@@ -81,14 +81,14 @@ PTX_ONLY_INTRINSICS = (
 )
 
 # (identifier prefix regex, library, what to do). The library's first word, lower-cased, is how
-# its header path starts (so a header diagnostic from the include rule is not repeated).
+# its header path starts (so a header diagnostic from the include rule is not repeated). NVML is not
+# here: each NVML name gets its ROCm SMI counterpart (HIP142, rules/detectors/vendor_libs.py).
 LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
     (
         rb"nvtx(?:Range|Mark|Name|Domain|Event)",
         "NVTX",
         "use roctx from roctracer: roctxRangePush/Pop, roctxMark",
     ),
-    (rb"nvml[A-Z]", "NVML", "use ROCm SMI (rsmi_*) or amdsmi"),
     (rb"npp[isc]?[A-Z]", "NPP", "no HIP port; rewrite with rocPRIM/MIOpen or custom kernels"),
     (rb"nvjpeg[A-Z]", "nvJPEG", "rocJPEG exists only in ROCm >= 6.2"),
     (rb"cuFile[A-Z]", "cuFile", "GPUDirect Storage has no HIP counterpart; use host I/O"),
@@ -100,7 +100,6 @@ LIBRARIES_WITHOUT_HIP: tuple[tuple[bytes, str, str], ...] = (
 # from the include rule, so the first call is not reported again (also on already-converted code).
 LIBRARY_HEADERS: dict[str, tuple[bytes, ...]] = {
     "NVTX": (b"nvtx", b"nvtoolsext", b"roctx"),
-    "NVML": (b"nvml", b"rocm_smi"),
     "NPP": (b"npp",),
     "nvJPEG": (b"nvjpeg",),
     "cuFile": (b"cufile",),

@@ -77,7 +77,6 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             )
             continue
         _not_installed(ctx, target, path_start, path_end, result)
-        _not_packaged(ctx, header, target, path_start, path_end, result)
         if _too_new(ctx, header, target, path_start, path_end, result):
             included.add((block, path.strip()))
             continue
@@ -91,6 +90,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         else:
             included.add(key)
             result.edits.append(Edit(path_start, path_end, target.encode()))
+            _not_packaged(ctx, header, target, path_start, path_end, result)  # once: a duplicate is dropped
         result.counts["includes"] += 1
     return result
 

@@ -1,4 +1,4 @@
-"""NVIDIA libraries without a HIP package (HIP110): nvtx, nvml, npp, nvjpeg, cuFile, cutensor, cudnn..."""
+"""NVIDIA libraries without a HIP package (HIP110): nvtx, npp, nvjpeg, cuFile, cutensor, cudnn..."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
     (ldg_non_const, (b"__ldg",)),
     (lds_limit, (b"__shared__", b"FuncSetAttribute")),
     (device_prop_fields, (b"cudaDeviceProp",)),
-    (library_usage, (b"nvtx", b"nvml", b"npp", b"nvjpeg", b"cuFile", b"cutensor", b"cudnn")),
+    (library_usage, (b"nvtx", b"npp", b"nvjpeg", b"cuFile", b"cutensor", b"cudnn")),
     (vendor_library_names, (b"nccl", b"NCCL_", b"nvtx", b"nvml")),
     (unknown_cuda_names, ()),
 )

@@ -31,8 +31,17 @@ def vendor_library_names(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     facts = load_facts(ctx.options.hip_version)
     names = ctx.tables.names
-    seen: set[bytes] = set()
-    for m in scan.code(_NAME, keep=lambda m: m.group() not in seen and not declared_here(ctx, m)):
+    seen: set[bytes] = set()  # reported or declared by the file itself (a shim above its uses)
+
+    def keep(m: re.Match[bytes]) -> bool:
+        if m.group() in seen:
+            return False
+        if declared_here(ctx, m):
+            seen.add(m.group())
+            return False
+        return True
+
+    for m in scan.code(_NAME, keep=keep):
         name = m.group()
         seen.add(name)
         if names.get(name) is not None or _defined_as_macro(ctx.source, name):
