@@ -26,7 +26,9 @@ def test_nccl_api_table_is_current() -> None:
     gen = load_script("gen_nccl_api")
     if not (gen.DEFAULT_GIT / "HEAD").exists():
         pytest.skip("no clone of NVIDIA/nccl to re-read")
-    assert gen.build(gen.DEFAULT_GIT) == (MAPPINGS / "nccl-api.yaml").read_text(), "run scripts/gen_nccl_api.py"
+    assert gen.build(gen.DEFAULT_GIT) == (MAPPINGS / "nccl-api.yaml").read_text(), (
+        "run scripts/gen_nccl_api.py"
+    )
 
 
 def test_exact_nvml_rows_are_the_renames() -> None:
