@@ -43,6 +43,10 @@ LIBRARIES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "roctx": ("nvtx", "roctracer/roctx.h", "libroctx-dev", ("ROCTX_VERSION_MAJOR", "ROCTX_VERSION_MINOR")),
 }
 
+# Other headers of a library a translation can write (headers.yaml): each is compiled on its own after
+# the main one; one that fails is `unusable` (Debian's RCCL 7.2 ships nccl_net.h without what it includes).
+OTHER_HEADERS: dict[str, tuple[str, ...]] = {"rccl": ("rccl/nccl_net.h",)}
+
 # Libraries Debian has no installable package of for a release (checked 2026-11-27 with apt-cache
 # policy on Debian 12 for HIP 5.2, in the sid chroot for ROCm 6.4, sid + experimental for ROCm 7.2).
 NOT_PACKAGED: dict[tuple[str, str], str] = {
@@ -129,6 +133,12 @@ def probe_library(hipcc: str, version: str, library: str) -> dict[str, object]:
         )
     row["checked"] = len(names)
     row["lacks"] = lacks
+    row["unusable"] = [
+        other
+        for other in OTHER_HEADERS.get(library, ())
+        if "error:"
+        in compile_probe(hipcc, f"#include <hip/hip_runtime.h>\n#include <{header}>\n#include <{other}>\n")
+    ]
     return row
 
 
@@ -139,7 +149,8 @@ def render(version: str, source: str, rows: dict[str, dict[str, object]]) -> str
         "# packages it for this release at all (`packaged`; `package`: the package probed, or why none),",
         "# the CUDA family it stands for (nccl, nvml, nvtx: headers.yaml), its own version, and",
         "# which of the names hipify-py relies on it lacks (`lacks`, out of `checked`: the NCCL API of",
-        "# nccl-api.yaml, the ROCm SMI counterparts of nvml-rsmi.yaml, the roctx names of extras.yaml).",
+        "# nccl-api.yaml, the ROCm SMI counterparts of nvml-rsmi.yaml, the roctx names of extras.yaml);",
+        "# `unusable`: its other headers (OTHER_HEADERS) that do not compile as installed.",
         f"# Probed with {source}.",
         f"hip_version: '{version}'",
         "libraries:",

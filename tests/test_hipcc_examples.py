@@ -111,6 +111,7 @@ NOT_COMPILABLE = {
     "vendor_libs/hip52/nvml_telemetry.hip": "NVML calls to port (HIP142); no ROCm SMI on the host",
     "vendor_libs/hip64/nccl_not_packaged.hip": "Debian's RCCL 5.4 needs HIP 5 (HIP140)",
     "vendor_libs/hip72/nccl_newer.hip": "NCCL names newer than ROCm 7.2's RCCL (HIP141)",
+    "vendor_libs/hip72/nccl_net_plugin.hip": "Debian's RCCL 7.2: nccl_net.h lacks its includes (HIP140)",
     "vendor_libs/hip72/nvml_telemetry.hip": "NVML calls whose ROCm SMI counterparts differ (HIP142)",
     "vendor_libs/hip72/nvtx3_unported.hip": "NVTX beyond roctx's ranges and marks (HIP101, HIP141)",
 }

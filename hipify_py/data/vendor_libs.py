@@ -35,6 +35,7 @@ class Library(NamedTuple):
     version: str  # its own version (RCCL: the NCCL API it follows), when its header says
     lacks: frozenset[str]  # names the tables rely on that its header does not declare
     release: str  # the HIP version the table was probed for
+    unusable: frozenset[str] = frozenset()  # its other headers that do not compile as packaged
 
 
 class NvmlRow(NamedTuple):
@@ -85,6 +86,7 @@ def _library(name: str, row: Mapping[str, Any], release: str) -> Library:
         str(row.get("version") or ""),
         frozenset(str(n) for n in row.get("lacks") or ()),
         release,
+        frozenset(str(h) for h in row.get("unusable") or ()),
     )
 
 

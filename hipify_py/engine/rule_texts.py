@@ -371,7 +371,8 @@ API_RULES: tuple[Rule, ...] = (
         "<roctracer/roctx.h>. Where the target's Debian has no installable package of that library "
         "(mappings/vendor-libs-<version>.yaml: HIP 5.2 has neither RCCL nor roctx, ROCm 6.4's RCCL "
         "5.4 package needs HIP 5), the include fails and which names that library lacks cannot be "
-        "checked. Reported at the include, only for a target whose table was probed for that very "
+        "checked; so does an include of a header the package installs without what it includes "
+        "(ROCm 7.2's rccl/nccl_net.h). Reported at the include, only for a target whose table was probed for that very "
         "release and not where HIP128 already says the installed HIP lacks the header.",
     ),
     Rule(

@@ -130,15 +130,23 @@ def _not_packaged(
     """HIP140: the target release has no installable package of the library the include now names (RCCL,
     roctx: mappings/vendor-libs-<version>.yaml), unless HIP128 already says the installed HIP lacks it."""
     library = load_facts(ctx.options.hip_version).libraries.get(header.family)
-    if library is None or library.packaged or not probed_for(library, ctx.options.hip_version):
+    if library is None or not probed_for(library, ctx.options.hip_version):
         return
     if is_missing(target, ctx.options.missing_headers):
         return  # HIP128 said it at this include
-    message = (
-        f"<{target}>: ROCm {library.release} has no installable {library.name} package ({library.package}); "
-        f"the build fails here unless AMD's {library.name} for this release is installed, and what it lacks "
-        "is not checked"
-    )
+    if library.packaged and target in library.unusable:
+        message = (
+            f"<{target}>: ROCm {library.release}'s {library.package} installs it without the headers it "
+            f"includes: the build fails here unless AMD's {library.name} for this release is installed"
+        )
+    elif library.packaged:
+        return
+    else:
+        message = (
+            f"<{target}>: ROCm {library.release} has no installable {library.name} package "
+            f"({library.package}); the build fails here unless AMD's {library.name} for this release is "
+            "installed, and what it lacks is not checked"
+        )
     result.diagnostics.append(ctx.diag("HIP140", start, end, message))
 
 
