@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from toolchains import Toolchain, require
+from toolchains import CURRENT_TEST, Toolchain, require
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -31,6 +31,21 @@ def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test parametrized with a toolchain compiles with it: it belongs to the `hipcc` tier."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(isinstance(v, Toolchain) for v in callspec.params.values()):
+            item.add_marker(pytest.mark.hipcc)
+
+
+@pytest.fixture(autouse=True)
+def _current_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    token = CURRENT_TEST.set(request.node)
+    yield
+    CURRENT_TEST.reset(token)
 
 
 @pytest.fixture(scope="session")

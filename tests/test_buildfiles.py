@@ -237,6 +237,7 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Completed
     )
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 def test_converted_cmake_project_configures_and_builds(tmp_path: Path) -> None:
     """Configure and build the converted project with CMake's real HIP language support."""
@@ -328,6 +329,7 @@ def test_converted_makefile_dry_run(tmp_path: Path) -> None:
     assert "-lcudart" not in commands[-1]
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed: cannot compile HIP code")
 def test_converted_makefile_builds_with_hipcc(tmp_path: Path) -> None:
     """A real compile and link of a one-kernel program (.cu sources: hipcc compiles them as HIP)."""

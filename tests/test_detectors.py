@@ -255,6 +255,7 @@ def test_docs_rules_md_is_generated_from_the_registry() -> None:
     assert (ROOT / "docs/rules.md").read_text() == expected, "run: hipify-py explain --list --markdown"
 
 
+@pytest.mark.hipcc
 def test_warp_size_constant_promise_holds_on_rocm7() -> None:
     """HIP218's fixture: ROCm 7.2 rejects exactly the flagged lines, ROCm 6.4 compiles the file."""
     from toolchains import by_version, require, syntax_check
@@ -270,6 +271,7 @@ def test_warp_size_constant_promise_holds_on_rocm7() -> None:
     assert older.returncode == 0, older.stderr[-3000:]
 
 
+@pytest.mark.hipcc
 def test_half_atomics_promise_holds_on_rocm7() -> None:
     """HIP215 for atomicAdd on __half/__half2 at 7.2: its hipcc rejects exactly the flagged calls."""
     from toolchains import by_version, require, syntax_check
@@ -281,6 +283,7 @@ def test_half_atomics_promise_holds_on_rocm7() -> None:
     assert failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
 
 
+@pytest.mark.hipcc
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_half_shuffles_promise_holds(version: str) -> None:
     """HIP215 for 16-bit shuffles: each release's hipcc rejects exactly the calls its fixture flags."""
@@ -293,6 +296,7 @@ def test_half_shuffles_promise_holds(version: str) -> None:
     assert proc.returncode != 0 and failed == {int(f.split(":")[0]) for f in findings}, proc.stderr[-3000:]
 
 
+@pytest.mark.hipcc
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_half_bf16_cast_promise_holds(version: str) -> None:
     """HIP220: the release's hipcc rejects exactly the flagged casts (a template's at its instantiation);
@@ -309,6 +313,7 @@ def test_half_bf16_cast_promise_holds(version: str) -> None:
     assert negative.returncode == 0, negative.stderr[-3000:]
 
 
+@pytest.mark.hipcc
 def test_cub_warp_transpose_promise_holds() -> None:
     """HIP219: ROCm 6.4 fails on exactly the flagged instantiations (clang's notes name their lines); the
     negative twin compiles."""

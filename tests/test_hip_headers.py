@@ -392,6 +392,7 @@ def test_no_silent_rewrite_to_a_missing_name(real_scan: object) -> None:
     assert not unknown
 
 
+@pytest.mark.hipcc
 @need_hipcc
 def test_scanner_agrees_with_hipcc_on_every_name() -> None:
     versions = {lib: str(block["version"]) for lib, block in committed_facts().items()}
@@ -400,6 +401,7 @@ def test_scanner_agrees_with_hipcc_on_every_name() -> None:
     assert (result.scan_missed, result.scan_invented) == (set(), set())
 
 
+@pytest.mark.hipcc
 @need_hipcc
 def test_translated_dangerous_names_do_not_compile_and_are_flagged(real_scan: object, tmp_path: Path) -> None:
     """Translate one use of each too-early-dated CUDA name for HIP 5.2: hipcc rejects every rewritten name,

@@ -105,6 +105,7 @@ def test_unmapped_guard_makes_a_dead_branch_for_the_detectors() -> None:
     assert "HIP307" not in [d.rule for d in translate(owned, Options(hip_version="5.2")).diagnostics]
 
 
+@pytest.mark.hipcc
 @need_hipcc
 def test_every_guard_macro_is_defined_by_its_installed_hip_header() -> None:
     script = load_script()
@@ -114,6 +115,7 @@ def test_every_guard_macro_is_defined_by_its_installed_hip_header() -> None:
     assert not [f for f in findings if f.status in script.PROBLEMS]
 
 
+@pytest.mark.hipcc
 @need_hipcc
 def test_every_include_order_row_holds_for_the_installed_hip() -> None:
     script = load_script()

@@ -123,6 +123,7 @@ FIXTURE_OUTPUTS = sorted(
 )
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 @pytest.mark.parametrize(
     "output", FIXTURE_OUTPUTS, ids=[str(o.relative_to(FIXTURES)) for o in FIXTURE_OUTPUTS]
@@ -151,6 +152,7 @@ PINNED_OUTPUTS = sorted(
 )
 
 
+@pytest.mark.hipcc
 @pytest.mark.parametrize(
     ("output", "release"),
     PINNED_OUTPUTS,

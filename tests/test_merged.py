@@ -69,6 +69,7 @@ def _without(rule: object, monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+@pytest.mark.hipcc
 @needs_hipcc
 @pytest.mark.parametrize(
     ("fixture", "rule", "error"),
@@ -90,6 +91,7 @@ def test_without_the_rule_the_output_does_not_compile(
     assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-3000:]
 
 
+@pytest.mark.hipcc
 @needs_hipcc
 def test_ambiguous_operator_fails_where_used(tmp_path: Path) -> None:
     """HIP127 is a promise: the complex `*=` left in not_hips.hip does not compile once used."""
@@ -130,6 +132,7 @@ def test_rule_facts_are_the_hip_52_table() -> None:
     assert set(doc["ambiguous"]) == stated
 
 
+@pytest.mark.hipcc
 @needs_hipcc
 def test_non_broadcast_scalar_operator_loses_other_scalars_to_hip(tmp_path: Path) -> None:
     """HIP212's claim: `float2 + int` runs HIP's broadcast, not the user's (float2, float) operator."""

@@ -24,7 +24,7 @@ import pytest
 from conftest import EXAMPLES, REPO
 from test_precommit import CUDA, HIP, OFFLINE_MARKS, _env, _git, _run
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to list the working tree")
+pytestmark = [pytest.mark.wheel, pytest.mark.skipif(shutil.which("git") is None, reason="needs git to list the working tree")]
 
 TINY_CUDA = (
     "#include <cuda_runtime.h>\n"
@@ -283,6 +283,7 @@ def test_prebuilt_targets_build_nothing(built: Built, tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc not installed (CI installs Debian's)")
 def test_verify_runs_from_the_installed_package(built: Built, tmp_path: Path) -> None:
     (tmp_path / "x.cu").write_text(TINY_CUDA)

@@ -24,7 +24,7 @@ from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 
 pytest.importorskip("pre_commit")
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+pytestmark = [pytest.mark.wheel, pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
 
 HOOKS_FILE = REPO / ".pre-commit-hooks.yaml"
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float** p) {\n  cudaMalloc(p, 16);\n  cudaFree(*p);\n}\n"

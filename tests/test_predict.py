@@ -138,6 +138,7 @@ def test_classify_causes_outside_the_translation(tmp_path: Path) -> None:
     assert rdc.status == "input" and "-fgpu-rdc" in rdc.environment
 
 
+@pytest.mark.hipcc
 @HIPCC_MISSING
 def test_end_to_end_on_a_generic_tree(tmp_path: Path) -> None:
     tree = tmp_path / "proj"

@@ -134,6 +134,7 @@ NOT_COMPILED = {
 HIPCC = shutil.which("hipcc")
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 @pytest.mark.parametrize(
     "output", sorted(p for p in REALWORLD.glob("*.hip") if p.name not in NOT_COMPILED), ids=lambda p: p.name
@@ -143,6 +144,7 @@ def test_realworld_fixture_output_compiles(output: Path) -> None:
     assert rc.compile_one(output, HIPCC, []) == "ok"
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 def test_compile_sample_resolves_project_includes(tmp_path: Path) -> None:
     (tmp_path / "inc").mkdir()

@@ -191,6 +191,7 @@ def test_simd_values_match_cuda_semantics(tmp_path: Path) -> None:
     assert len(got) == len(expected) and not wrong, wrong[:10]
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)")
 def test_simd_shims_compile_as_device_code(tmp_path: Path) -> None:
     body = [

@@ -16,9 +16,10 @@ from click.testing import CliRunner, Result
 from hipify_py.cli.main import main
 
 HIPCC = shutil.which("hipcc")
-pytestmark = pytest.mark.skipif(
-    HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)"
-)
+pytestmark = [
+    pytest.mark.hipcc,
+    pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)"),
+]
 
 UTIL = """#pragma once
 #include <cuda_runtime.h>

@@ -136,6 +136,7 @@ def test_fixture_folders_cover_each_version() -> None:
     assert {"hip52", "hip62", "hip70"} <= folders
 
 
+@pytest.mark.hipcc
 def test_project_header_after_a_hip_header_compiles(tmp_path: Path) -> None:
     """A TU that includes the runtime (through common.h) before the project header that shuffles: the
     opt-in macro would come too late there, so a full mask takes the mask-free form on ROCm 6.x."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from contextvars import ContextVar
 from pathlib import Path
 from typing import NamedTuple
 
@@ -57,11 +58,17 @@ def _find(version: str) -> Toolchain:
 
 
 TOOLCHAINS = [_find(v) for v in TARGETS]
+# The running test (set by conftest's autouse fixture): require() checks it carries the `hipcc` marker,
+# so a compile test cannot slip into the fast tier (`-m "not hipcc and not wheel"`).
+CURRENT_TEST: ContextVar[pytest.Item | None] = ContextVar("CURRENT_TEST", default=None)
 PRESENT = [t for t in TOOLCHAINS if t.hipcc is not None]
 
 
 def require(chain: Toolchain) -> str:
     """The toolchain's hipcc; skip (fail under CI) when it is absent."""
+    item = CURRENT_TEST.get()
+    if item is not None and item.get_closest_marker("hipcc") is None:
+        pytest.fail(f"{item.nodeid} runs hipcc: mark it @pytest.mark.hipcc (or parametrize it with params())")
     if chain.hipcc is None:
         why = f"HIP {chain.version} ({TARGETS[chain.version]}) is not here: run scripts/provision_rocm.py"
         if os.environ.get("CI"):
