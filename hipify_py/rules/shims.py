@@ -46,23 +46,21 @@ def insert_shims(ctx: Context) -> RuleResult:
         return result
     pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])")
     uses: dict[str, list[tuple[int, int]]] = {}
-    # the project's own definitions: this file's, in any branch (one for HIP only, under
-    # `#ifdef __HIP_PLATFORM_AMD__`, is protected code but still a definition hipcc sees), and those the
-    # run found in the headers the file includes (run/helper_defs.py)
+    # the project's own definitions: this file's, in any branch hipcc compiles (one for HIP only, under
+    # `#ifdef __HIP_PLATFORM_AMD__` or in the `#else` of `#ifndef USE_ROCM`, is protected code but still a
+    # definition), and those the run found in the headers the file includes (run/helper_defs.py)
     defined = set(ctx.options.defined_elsewhere)
     dead = ctx.branches.dead
     for m in pattern.finditer(ctx.source):
         where = ctx.classify(m.start(), m.end())
         if where in (Where.COMMENT, Where.STRING):
             continue
+        if any(a <= m.start() < b for a, b in dead):
+            continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): neither use nor definition
         name = triggers[m.group(1)]
         if _declares(ctx, m.start(1), m.end(1)):
             defined.add(name)
-        elif (
-            where in REWRITABLE
-            and not ctx.is_protected(m.start())
-            and not any(a <= m.start() < b for a, b in dead)
-        ):
+        elif where in REWRITABLE and not ctx.is_protected(m.start()):
             uses.setdefault(name, []).append(m.span(1))
     nl = newline_of(ctx.source)
     blocks: dict[int, list[bytes]] = {}
@@ -190,7 +188,7 @@ def _message(shim: Shim, target: str, line: int) -> str:
 
 def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> frozenset[str]:
     """Which of the shim `names` a file the translation does not see (a header the file includes)
-    defines or declares, in any branch: a user's own `__vsub4` under `#ifdef __HIP_PLATFORM_AMD__`, or
+    defines or declares, in any branch hipcc compiles: a user's own `__vsub4` under `#ifdef __HIP_PLATFORM_AMD__`, or
     our guarded shim from an earlier run. Parsed only when a name's bytes are there at all."""
     present = [n for n in names if n.encode() in source]
     if not present:
@@ -198,9 +196,10 @@ def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> froz
     found = {n for n in present if (GUARD_PREFIX + n).encode() in source}
     ctx = Context(source, tables, Options())
     pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(n.encode() for n in present)) + rb")(?![\w$])")
+    dead = ctx.branches.dead
     for m in pattern.finditer(source):
-        if ctx.classify(m.start(), m.end()) not in (Where.COMMENT, Where.STRING) and _declares(
-            ctx, m.start(1), m.end(1)
-        ):
+        if ctx.classify(m.start(), m.end()) in (Where.COMMENT, Where.STRING):
+            continue
+        if not any(a <= m.start() < b for a, b in dead) and _declares(ctx, m.start(1), m.end(1)):
             found.add(m.group(1).decode())
     return frozenset(found)
