@@ -53,7 +53,8 @@ def _project(root: Path) -> Path:
 
 
 def _convert(root: Path, out: Path, version: str) -> bytes:
-    result = CliRunner().invoke(main, ["convert", str(root), "-o", str(out), "--hip-version", version, "-j", "1"])
+    args = ["convert", str(root), "-o", str(out), "--hip-version", version, "-j", "1"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     return (out / "src" / "main.cu").read_bytes()
 

@@ -188,8 +188,9 @@ def _message(shim: Shim, target: str, line: int) -> str:
 
 def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> frozenset[str]:
     """Which of the shim `names` a file the translation does not see (a header the file includes)
-    defines or declares, in any branch hipcc compiles: a user's own `__vsub4` under `#ifdef __HIP_PLATFORM_AMD__`, or
-    our guarded shim from an earlier run. Parsed only when a name's bytes are there at all."""
+    defines or declares, in any branch hipcc compiles: a user's own `__vsub4` under
+    `#ifdef __HIP_PLATFORM_AMD__`, or our guarded shim from an earlier run. Parsed only when a name's
+    bytes are there at all."""
     present = [n for n in names if n.encode() in source]
     if not present:
         return frozenset()
