@@ -175,11 +175,13 @@ EXTRA_CUDA_FAMILIES = frozenset(
     (b"CU_MEMCPY_", b"CUDA_API_", b"CU_LAUNCH_", b"CU_GREEN_", b"CU_DEV_SM_", b"CUDA_GRAPH_")
 )
 
-# A condition that mentions one of these already has a HIP/ROCm branch (same list as the protected
-# regions in context.py).
+# A condition that mentions one of these already has a HIP/ROCm branch (the list of the protected
+# regions in context.py, and HIP's NVIDIA platform: a shim's `!(defined(__HIP_PLATFORM_NVIDIA__) &&
+# __CUDACC_VER_MAJOR__ ...)` tests CUDA's version only where hipcc runs nvcc).
 HIP_PLATFORM_MACRO = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
-    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*)\b"
+    rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__|HIP_VERSION\w*|"
+    rb"__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__)\b"
 )
 
 # Overloads HIP lacks for an argument type (HIP215). `through`: the newest HIP release checked to lack

@@ -14,9 +14,14 @@ from typing import NamedTuple
 
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
+from hipify_py.data.versions import compare_versions
 
 TABLE_NAME = "shims.yaml"
 GUARD_PREFIX = "HIPIFY_PY_SHIM_"
+NVIDIA = "__HIP_PLATFORM_NVIDIA__"
+# HIP's NVIDIA platform needs CUDA 11 or newer (HIP's nvidia_detail headers use cuda_bf16.h, 11.0's):
+# a name CUDA defines since then needs no version test
+_CUDA_FLOOR = "11.0"
 
 
 class TableError(ValueError):
@@ -38,6 +43,9 @@ class Shim(NamedTuple):
     until: str | None = None
     guard: str | None = None  # preprocessor condition: the library release still lacks the name
     cases: Cases | None = None
+    # the CUDA release whose headers define the name (None: CUDA has no such name, e.g. a hip* one):
+    # on HIP's NVIDIA platform CUDA's own definition is used, ours would be a redefinition
+    cuda: str | None = None
 
     def holds_for(self, target: str) -> bool:
         return holds_for(self.since, self.until, target)
@@ -146,7 +154,9 @@ def _bf16_ints(raw: Mapping[str, object], sources: Mapping[str, str]) -> list[Sh
     for to in targets:
         for rounding in _ROUNDING:
             name, code = bf16_int_code(str(to), rounding)
-            shims.append(Shim(name, code, source, _text(raw, "since"), _text(raw, "until")))
+            shims.append(
+                Shim(name, code, source, _text(raw, "since"), _text(raw, "until"), cuda=_text(raw, "cuda"))
+            )
     return shims
 
 
@@ -173,10 +183,11 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
         until=_text(raw, "until"),
         guard=_text(raw, "guard"),
         cases=Cases(str(cases["cuda"]), str(cases["hip"])) if isinstance(cases, Mapping) else None,
+        cuda=_text(raw, "cuda"),
     )
 
 
-def _simd(raw: Mapping[str, object], source: str, index: int) -> Shim:
+def _simd(raw: Mapping[str, object], source: str, index: int, cuda: str | None) -> Shim:
     name, expr, lanes = _text(raw, "name"), _text(raw, "expr"), raw.get("lanes")
     if not name or not expr or lanes not in _LANES or not isinstance(raw.get("signed"), bool):
         raise TableError(f"{TABLE_NAME}: simd row {index + 1} needs name, expr, lanes (2 or 4), signed")
@@ -184,7 +195,10 @@ def _simd(raw: Mapping[str, object], source: str, index: int) -> Shim:
     code = simd_code(
         name, lanes, bool(raw["signed"]), expr, bool(raw.get("unary", False)), bool(raw.get("sum", False))
     )
-    return Shim(name=name, code=code, source=source, since=_text(raw, "since"), until=_text(raw, "until"))
+    since, until = _text(raw, "since"), _text(raw, "until")
+    return Shim(
+        name=name, code=code, source=source, since=since, until=until, cuda=_text(raw, "cuda") or cuda
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,7 +216,8 @@ def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
     simd_source = sources.get(str(doc.get("simd_source")), "")
     if doc.get("simd") and not simd_source:
         raise TableError(f"{TABLE_NAME}: `simd_source` must name one of `sources`")
-    rows += [_simd(raw, simd_source, i) for i, raw in enumerate(doc.get("simd") or ())]
+    simd_cuda = _text(doc, "simd_cuda")
+    rows += [_simd(raw, simd_source, i, simd_cuda) for i, raw in enumerate(doc.get("simd") or ())]
     bf16_ints = doc.get("bf16_int")
     if bf16_ints is not None:
         rows += _bf16_ints(bf16_ints if isinstance(bf16_ints, Mapping) else {}, sources)
@@ -232,10 +247,27 @@ def case_lines(
     return "\n".join(lines)
 
 
+def nvidia_condition(cuda: str | None) -> str:
+    """` && <CUDA does not define the name here>` for a name CUDA defines since release `cuda`: on HIP's
+    NVIDIA platform (hipcc runs nvcc on CUDA's headers) CUDA's own definition is used. nvcc predefines
+    __CUDACC_VER_MAJOR__/__CUDACC_VER_MINOR__, so the test needs no header."""
+    if cuda is None:
+        return ""
+    if compare_versions(cuda, _CUDA_FLOOR) <= 0:
+        return f" && !defined({NVIDIA})"
+    major, minor = (int(part) for part in [*cuda.split("."), "0"][:2])
+    release = "__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__"
+    return f" && !(defined({NVIDIA}) && {release} >= {major * 100 + minor})"
+
+
 def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n") -> bytes:
     """The text inserted into a file: a comment saying why, the guarded definition."""
     body = _substitute(shim.code, cases=cases) if shim.cases is not None else shim.code
-    condition = f"!defined({shim.macro})" + (f" && ({shim.guard})" if shim.guard else "")
+    condition = (
+        f"!defined({shim.macro})"
+        + nvidia_condition(shim.cuda)
+        + (f" && ({shim.guard})" if shim.guard else "")
+    )
     text = (
         f"// hipify-py: {shim.name} is not in HIP {target} ({shim.lacks}); an equivalent:\n"
         f"#if {condition}\n"

@@ -20,6 +20,9 @@ class Options(NamedTuple):
     ignore_rules: frozenset[str] = frozenset()
     # library headers (and `ns/` prefixes) the installed HIP lacks (data/installed.py): HIP128 at includes
     missing_headers: frozenset[str] = frozenset()
+    # helpers (shims.yaml names) the project defines in a header this file includes (run/helper_defs.py
+    # finds them; per file): no shim is written for them, their uses are settled
+    defined_elsewhere: frozenset[str] = frozenset()
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"
 

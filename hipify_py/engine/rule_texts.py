@@ -352,13 +352,17 @@ API_RULES: tuple[Rule, ...] = (
         Severity.INFO,
         "Name the target HIP lacks: an equivalent definition was written into the file",
         "Nothing to do; the shim switches itself off when the code is built against a HIP release "
-        "that has the name. Delete it once you no longer build for the older release.",
+        "that has the name, and on HIP's NVIDIA platform where CUDA defines it. Delete it once you no "
+        "longer build for the older release.",
         "The target HIP version lacks this name (hipsparseGetErrorString before ROCm 6.0, CUDA's SIMD "
         "video intrinsics such as __vmaxs4 in every release) but a small exact equivalent exists: "
         "hipify-py inserts it once per file, before the declaration that first uses it, wrapped in "
-        "`#if !defined(HIPIFY_PY_SHIM_<name>) && (<the library still lacks it>)` "
-        "(mappings/shims.yaml lists each shim, the HIP versions that need it and the source of the "
-        "fact). Files that define the name themselves get none.",
+        "`#if !defined(HIPIFY_PY_SHIM_<name>) && !defined(__HIP_PLATFORM_NVIDIA__) && (<the library "
+        "still lacks it>)` (the NVIDIA test for names CUDA defines, with the CUDA release where CUDA "
+        "gained the name later than 11.0: CUDA's own definition is used there). mappings/shims.yaml "
+        "lists each shim, the HIP versions that need it and the source of the fact. Files that define "
+        "the name themselves, in any branch hipcc compiles, or include a project header that does (the "
+        "run reads the file's include closure) get none, and their uses are not reported.",
     ),
     Rule(
         "HIP140",

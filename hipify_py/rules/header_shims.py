@@ -2,7 +2,8 @@
 
 `#include <cooperative_groups/reduce.h>` becomes HIP's cooperative-groups header (headers.yaml), and
 `cg::reduce` with the cg::plus/less/greater/bit_* functors is defined right after it for
-thread_block_tile, once per file (HIP134, info); the HIP113 findings of those names are settled.
+thread_block_tile, once per file (HIP134, info); the HIP113 findings of those names are settled. On
+HIP's NVIDIA platform the block includes CUDA's own header instead.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import NamedTuple
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.shims import NVIDIA
 from hipify_py.data.versioned import read_table
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
@@ -63,7 +65,13 @@ def _definition(shim: HeaderShim, newline: bytes) -> bytes:
     macro = (GUARD_PREFIX + shim.guard).encode()
     lines = [
         f"// hipify-py: HIP has no {shim.header}; an equivalent:".encode(),
-        b"#if !defined(" + macro + b")",
+        # HIP's NVIDIA platform compiles with CUDA's headers: CUDA's own header is there, and ours would
+        # redefine its names; the off/on comments keep a later run from translating that include
+        b"#if defined(" + NVIDIA.encode() + b")",
+        b"// hipify-py: off",
+        f"#include <{shim.header}>".encode(),
+        b"// hipify-py: on",
+        b"#elif !defined(" + macro + b")",
         b"#define " + macro,
         *shim.code.rstrip("\n").encode().split(b"\n"),
         b"#endif",

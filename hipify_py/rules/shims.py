@@ -4,19 +4,24 @@
 ROCm 6.0 has no such function, so for such a target this rule inserts a static inline definition of
 it, once per file, on the line before the declaration that first uses it (after the includes that
 declare its types), and reports HIP134 there instead of the HIP103/HIP101 findings at each use.
-A file that defines the name itself (a user's own shim, or a second run over our output) gets none,
-and no finding at its uses either.
+A file that defines the name itself (a user's own shim in any branch, or a second run over our output)
+gets none, and no finding at its uses either; nor does one whose included headers define it (the run
+finds those: `Options.defined_elsewhere`, run/helper_defs.py). A shim for a name CUDA defines steps
+aside on HIP's NVIDIA platform (data/shims.py `nvidia_condition`), where CUDA's own is used.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
-from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.analysis.includes import include_position
 from hipify_py.data.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
+from hipify_py.data.tables import Tables
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
@@ -41,13 +46,21 @@ def insert_shims(ctx: Context) -> RuleResult:
         return result
     pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])")
     uses: dict[str, list[tuple[int, int]]] = {}
-    defined: set[str] = set()
+    # the project's own definitions: this file's, in any branch hipcc compiles (one for HIP only, under
+    # `#ifdef __HIP_PLATFORM_AMD__` or in the `#else` of `#ifndef USE_ROCM`, is protected code but still a
+    # definition), and those the run found in the headers the file includes (run/helper_defs.py)
+    defined = set(ctx.options.defined_elsewhere)
     dead = ctx.branches.dead
-    for m, where in ctx.code_matches(pattern):
+    for m in pattern.finditer(ctx.source):
+        where = ctx.classify(m.start(), m.end())
+        if where in (Where.COMMENT, Where.STRING):
+            continue
+        if any(a <= m.start() < b for a, b in dead):
+            continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): neither use nor definition
         name = triggers[m.group(1)]
         if _declares(ctx, m.start(1), m.end(1)):
             defined.add(name)
-        elif where in REWRITABLE and not any(a <= m.start() < b for a, b in dead):
+        elif where in REWRITABLE and not ctx.is_protected(m.start()):
             uses.setdefault(name, []).append(m.span(1))
     nl = newline_of(ctx.source)
     blocks: dict[int, list[bytes]] = {}
@@ -171,3 +184,23 @@ def _message(shim: Shim, target: str, line: int) -> str:
     return (
         f"`{shim.name}` is not in HIP {target} ({shim.lacks}): an equivalent was inserted before line {line}"
     )
+
+
+def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> frozenset[str]:
+    """Which of the shim `names` a file the translation does not see (a header the file includes)
+    defines or declares, in any branch hipcc compiles: a user's own `__vsub4` under
+    `#ifdef __HIP_PLATFORM_AMD__`, or our guarded shim from an earlier run. Parsed only when a name's
+    bytes are there at all."""
+    present = [n for n in names if n.encode() in source]
+    if not present:
+        return frozenset()
+    found = {n for n in present if (GUARD_PREFIX + n).encode() in source}
+    ctx = Context(source, tables, Options())
+    pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(n.encode() for n in present)) + rb")(?![\w$])")
+    dead = ctx.branches.dead
+    for m in pattern.finditer(source):
+        if ctx.classify(m.start(), m.end()) in (Where.COMMENT, Where.STRING):
+            continue
+        if not any(a <= m.start() < b for a, b in dead) and _declares(ctx, m.start(1), m.end(1)):
+            found.add(m.group(1).decode())
+    return frozenset(found)

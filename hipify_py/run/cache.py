@@ -31,7 +31,8 @@ from typing import NamedTuple
 from hipify_py.util.cachedir import code_stamp, content_hash, text_hash
 from hipify_py.util.fileio import atomic_write
 
-CACHE_FORMAT = 3  # 2: results carry the file's #defines (option_macros); 3: results stored marshalled
+# 2: results carry the file's #defines (option_macros); 3: results stored marshalled; 4: helpers
+CACHE_FORMAT = 4
 # A file modified this close to when it was hashed may change again within one mtime tick without
 # its stat changing ("racy git"); such entries are stored without a trusted stat and re-hashed.
 RACY_SECONDS = 1.0
@@ -49,6 +50,8 @@ class Result(NamedTuple):
     message: str
     moves: tuple = ()  # --verify runs: linemap layers (translated -> original positions)
     defines: tuple[str, ...] = ()  # macros the file #defines: the project-wide part of a hit's findings
+    # (helpers the translation wrote, those the include closure defined): a hit re-checks the headers
+    helpers: tuple = ()
 
     def as_tuple(self) -> tuple:
         return (
@@ -60,6 +63,7 @@ class Result(NamedTuple):
             self.message,
             self.moves,
             self.defines,
+            self.helpers,
         )
 
 

@@ -75,6 +75,7 @@ def remember(cache: ResultCache, found: Found, outcome: FileOutcome, settings: R
         outcome.message,
         outcome.moves,
         outcome.defines,
+        outcome.helpers,
     )
     cache.put(found.path, outcome.in_hash, result)
     if outcome.in_stat is not None:  # the worker's stat from before its read (from_cache may not have run)
@@ -94,7 +95,7 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
     name = os.path.abspath(found.path)  # why: once, not in every cache call (getcwd per call adds up)
     digest = cache.file_hash(name)
     result = cache.get(name, digest) if digest is not None else None
-    if result is None:
+    if result is None or (result.helpers and _helpers_changed(found, result.helpers, settings)):
         return None
     target = output_path(found, settings)
     outcome = FileOutcome(
@@ -111,6 +112,7 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
         in_hash=digest or "",
         moves=result.moves,
         defines=result.defines,
+        helpers=result.helpers,
     )
     mode, moved = settings.mode, target != found.path
     if settings.mirror is not None:
@@ -134,6 +136,22 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
     if mode is Mode.OUTPUT_TREE:
         cache.note_written(target, result.out_hash)
     return outcome
+
+
+def _helpers_changed(found: Found, helpers: tuple, settings: RunSettings) -> bool:
+    """The result depended on the headers the file includes (it wrote helpers): do they still define
+    what they did? (The key is the file's own content; a header that changed makes this a miss.)"""
+    from hipify_py.pipeline.translate import default_tables
+    from hipify_py.run.helper_defs import defined_elsewhere
+
+    written, elsewhere = helpers
+    try:
+        source = read_source(found.path)
+    except InputError:
+        return True
+    tables = default_tables(settings.extra_mappings)
+    now = defined_elsewhere(str(found.path), source, str(found.root), written, tables)
+    return now != frozenset(elsewhere)
 
 
 def _cached_texts(found: Found, result: Result, cache: ResultCache) -> tuple[bytes, bytes] | None:

@@ -77,6 +77,7 @@ class FileOutcome:
         rewritten: Result | None = None,
         moves: tuple = (),
         defines: tuple[str, ...] = (),
+        helpers: tuple = (),
     ) -> None:
         self.path = path
         self.status = status
@@ -101,6 +102,8 @@ class FileOutcome:
         self.rewritten = rewritten
         self.moves = moves  # --verify: linemap.Layers from the translated text back to the source
         self.defines = defines  # macros the file #defines (option_macros)
+        # (helpers written, those the include closure defines) or (): run/helper_defs.py, cache re-check
+        self.helpers = helpers
 
     def __repr__(self) -> str:
         return f"FileOutcome({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"

@@ -11,6 +11,7 @@ import stat
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.edits import apply_edits
@@ -28,6 +29,9 @@ from hipify_py.util.fileio import (
     writable,
     write_replacing,
 )
+
+if TYPE_CHECKING:
+    from hipify_py.data.tables import Tables
 
 
 def output_path(found: Found, settings: RunSettings) -> Path:
@@ -67,8 +71,9 @@ def unified_diff(path: Path, old: bytes, new: bytes, new_path: Path | None = Non
 
 def _convert(
     found: Found, source: bytes, settings: RunSettings
-) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...]]:
-    """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines."""
+) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...], tuple]:
+    """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines,
+    the written helpers and those the include closure defines (run/helper_defs.py; () when none)."""
     if found.kind == "build":
         from dataclasses import replace  # why here: buildfiles' options are a dataclass (imported with them)
 
@@ -80,13 +85,19 @@ def _convert(
         kind = buildfiles.build_file_kind(found.path.name)
         fn = buildfiles.translate_cmake if kind == "cmake" else buildfiles.translate_makefile
         text, diagnostics = fn(source, opts)
-        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), (), ()
+        return text, diagnostics, Counter({"build_files": 1} if text != source else {}), (), (), ()
     from hipify_py.pipeline.translate import default_tables, translate
 
     options = settings.options
     if options.filename != str(found.path):
         options = with_filename(options, str(found.path))
-    result = translate(source, options, default_tables(settings.extra_mappings))
+    tables = default_tables(settings.extra_mappings)
+    result = translate(source, options, tables)
+    helpers: tuple = ()
+    if result.counts.get("shims"):  # the project may define a written helper in a header the file includes
+        helpers, elsewhere = _helpers_elsewhere(found, source, result.text, tables)
+        if elsewhere:
+            result = translate(source, options._replace(defined_elsewhere=elsewhere), tables)
     text, counts = result.text, result.counts
     layers: list[tuple] = []
     if settings.keep_moves and text != source:
@@ -102,7 +113,20 @@ def _convert(
                 layers.append(moves_of(text, renamed))
             text = apply_edits(text, renamed)
             counts["renamed_includes"] += len(renamed)
-    return text, result.diagnostics, counts, tuple(m for m in layers if m), result.defines
+    return text, result.diagnostics, counts, tuple(m for m in layers if m), result.defines, helpers
+
+
+def _helpers_elsewhere(
+    found: Found, source: bytes, text: bytes, tables: Tables
+) -> tuple[tuple, frozenset[str]]:
+    """((the helpers written, those the closure defines), the latter): what the cache keeps to re-check."""
+    from hipify_py.run.helper_defs import defined_elsewhere, written_helpers
+
+    written = written_helpers(source, text)
+    if not written:
+        return (), frozenset()
+    elsewhere = defined_elsewhere(str(found.path), source, str(found.root), written, tables)
+    return (written, tuple(sorted(elsewhere))), elsewhere
 
 
 def process(found: Found, settings: RunSettings) -> FileOutcome:
@@ -116,7 +140,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
     # why now: racy is judged at the read
     in_stat = stat_entry(before) if settings.cache_dir is not None else None
     try:
-        text, diagnostics, counts, moves, defines = _convert(found, source, settings)
+        text, diagnostics, counts, moves, defines, helpers = _convert(found, source, settings)
     except Exception as err:  # a rule bug must not stop the run; report it with the file
         return FileOutcome(path, Status.ERROR, message=f"internal error: {type(err).__name__}: {err}")
     outcome = FileOutcome(
@@ -128,6 +152,7 @@ def process(found: Found, settings: RunSettings) -> FileOutcome:
         kind=found.kind,
         moves=moves,
         defines=defines,
+        helpers=helpers,
     )
     if not is_valid_utf8(source):
         outcome.message = _NOT_UTF8
@@ -168,7 +193,7 @@ def _result_of_written(
     if outcome.status is not Status.CHANGED or outcome.output != found.path:
         return None  # not written, or renamed (the new name is a different file to the next run)
     try:
-        again, diagnostics, counts, moves, defines = _convert(found, text, settings)
+        again, diagnostics, counts, moves, defines, helpers = _convert(found, text, settings)
     except Exception:  # a rule bug: the next run translates and reports it
         return None
     return Result(
@@ -180,6 +205,7 @@ def _result_of_written(
         "" if is_valid_utf8(text) else _NOT_UTF8,
         moves,
         defines,
+        helpers,
     )
 
 

@@ -1,0 +1,95 @@
+"""Helpers the project defines in the headers a file includes: asked only of files that got a shim.
+
+translate() sees one file. A shim it writes (`__vsub4`, mappings/shims.yaml) clashes with the project's
+own definition of the name in a header the file includes (often under `#ifdef __HIP_PLATFORM_AMD__`).
+So after a translation that wrote shims, the file's include closure is read from disk (quoted includes
+from the including file's folder, then the run's root; angled ones from the root: the project's own
+headers, never the system's), each header that holds a written name's bytes is checked for a
+definition in any branch (rules/shims.py `defined_helpers`), and the file is translated again with
+those names in `Options.defined_elsewhere`: no shim for them, their uses settled.
+
+Cost: nothing for a file without a shim (nearly all); for one with, a read of its closure's headers.
+The result cache keys a file by its own content, so a hit that depended on headers re-checks them
+(`stale`, from run/cached.py): a header that gained or lost a definition makes it a miss.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+
+from hipify_py.data.tables import Tables
+from hipify_py.util.lazyre import lazy
+
+_SHIM_MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+HIPIFY_PY_SHIM_(\w+)", re.MULTILINE)
+_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
+MAX_HEADERS = 500  # a closure larger than this is not followed further (generated code, a vendored SDK)
+
+# per process (a run's worker): a header's text by its stat, read once however many files include it
+_texts: dict[str, tuple[tuple[int, int], bytes]] = {}
+
+
+def written_helpers(source: bytes, text: bytes) -> tuple[str, ...]:
+    """The names whose shims the translation wrote (guard macros in the output, not in the input)."""
+    before = set(_SHIM_MACRO.findall(source)) if b"HIPIFY_PY_SHIM_" in source else set()
+    return tuple(sorted(n.decode() for n in set(_SHIM_MACRO.findall(text)) - before))
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        known = _texts.get(path)
+        if known is not None and known[0] == (st.st_mtime_ns, st.st_size):
+            return known[1]
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    _texts[path] = ((st.st_mtime_ns, st.st_size), text)
+    return text
+
+
+def closure(path: str, source: bytes, root: str) -> list[str]:
+    """The project headers `path` includes, directly or not (not `path` itself), in discovery order."""
+    start = os.path.realpath(path)
+    seen = {start}
+    found: list[str] = []
+    todo = [(start, source)]
+    while todo and len(found) < MAX_HEADERS:
+        includer, text = todo.pop()
+        if b"include" not in text:
+            continue
+        folder = os.path.dirname(includer)
+        for m in _INCLUDE.finditer(text):
+            quoted = m.group(1) is not None
+            name = os.fsdecode(m.group(1) if quoted else m.group(2))
+            for base in (folder, root) if quoted else (root,):
+                candidate = os.path.realpath(os.path.join(base, name))
+                if candidate in seen:
+                    break
+                header = _read(candidate)
+                if header is not None:
+                    seen.add(candidate)
+                    found.append(candidate)
+                    todo.append((candidate, header))
+                    break
+    return found
+
+
+def defined_elsewhere(
+    path: str, source: bytes, root: str, names: Iterable[str], tables: Tables
+) -> frozenset[str]:
+    """The `names` that a header of `path`'s include closure defines."""
+    from hipify_py.rules.shims import defined_helpers
+
+    wanted = set(names)
+    found: set[str] = set()
+    for header in closure(path, source, root):
+        found |= defined_helpers(_read(header) or b"", wanted - found, tables)
+        if found == wanted:
+            break
+    return frozenset(found)
