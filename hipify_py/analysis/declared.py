@@ -265,3 +265,76 @@ def _alias(source: bytes, root: Node, name: bytes) -> bytes | None:
         if parent.type == "alias_declaration" and parent.child_by_field_name("name") == node:
             return _type_text(source, parent.child_by_field_name("type"))
     return None
+
+
+_POINTER_CASTS = (b"static_cast", b"reinterpret_cast", b"const_cast")
+
+
+def pointee_type(source: bytes, node: Node) -> bytes | None:
+    """The type a pointer expression points to, where the file states it: a pointer or array variable
+    (`p`, `p + i`, `i + p`, `p - i`), `&x` (x's declared type), `&a[i]` (a's element type), a cast to
+    `T*` (`(const T*)q`, `reinterpret_cast<const T*>(q)`). None for anything else (members, calls,
+    pointers to pointers, multi-dimensional arrays)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "identifier":
+        return _pointer_target(source, node)
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator is None or left is None or right is None or operator.type not in ("+", "-"):
+            return None
+        return pointee_type(source, left) or (pointee_type(source, right) if operator.type == "+" else None)
+    if node.type == "pointer_expression":
+        operator, argument = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+        if operator is None or argument is None or operator.type != "&":
+            return None
+        while argument.type == "parenthesized_expression" and argument.named_child_count == 1:
+            argument = argument.named_children[0]
+        if argument.type == "identifier":
+            return declared_type(source, argument)
+        if argument.type == "subscript_expression":
+            array = argument.child_by_field_name("argument")
+            return pointee_type(source, array) if array is not None else None
+        return None
+    if node.type == "cast_expression":
+        return _pointer_type_target(source, node, node.child_by_field_name("type"))
+    if node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "template_function":
+            return None
+        name, args = function.child_by_field_name("name"), function.child_by_field_name("arguments")
+        if name is None or args is None or args.named_child_count != 1:
+            return None
+        if source[name.start_byte : name.end_byte] not in _POINTER_CASTS:
+            return None
+        return _pointer_type_target(source, node, args.named_children[0])
+    return None
+
+
+def _pointer_type_target(source: bytes, at: Node, descriptor: Node | None) -> bytes | None:
+    """`const T*` (a type descriptor with one pointer level) -> T."""
+    if descriptor is None or descriptor.type != "type_descriptor":
+        return None
+    declarator = descriptor.child_by_field_name("declarator")
+    if declarator is None or declarator.type != "abstract_pointer_declarator":
+        return None
+    if declarator.child_by_field_name("declarator") is not None:
+        return None  # `T**`
+    return resolve(source, at, _type_text(source, descriptor.child_by_field_name("type")))
+
+
+def _pointer_target(source: bytes, use: Node) -> bytes | None:
+    """The pointee of a variable declared `T* p` (one level) or the element of `T a[N]` (one dimension)."""
+    name = source[use.start_byte : use.end_byte]
+    for scope in ancestors(use):
+        found = _declaration_in(source, scope, name, use.start_byte)
+        if found is not None:
+            declaration, declarator = found
+            if declarator.type not in ("pointer_declarator", "array_declarator"):
+                return None
+            inner = declarator.child_by_field_name("declarator")
+            if inner is None or inner.type not in ("identifier", "field_identifier"):
+                return None
+            return resolve(source, use, _type_text(source, declaration.child_by_field_name("type")))
+    return None

@@ -347,6 +347,22 @@ API_RULES: tuple[Rule, ...] = (
         "are rewritten; `obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
     ),
     Rule(
+        "HIP139",
+        "cache-hint-not-called",
+        Severity.ERROR,
+        "Cache-hint load or store named other than in a call, for a target that lacks overloads of it",
+        "Call it (`__ldcs(p)`: the translation then adapts each call) or write the plain load `*p` / "
+        "store `*p = v`, which is what HIP's own overloads do.",
+        "CUDA declares the cache-hint loads (__ldg, __ldcg, __ldca, __ldcs, __ldlu, __ldcv) and stores "
+        "(__stwb, __stcg, __stcs, __stwt) for 34 types; HIP declares __ldg for most and the others for "
+        "__half/__half2 at most (scripts/probe_cache_hints.py, "
+        "mappings/cache-hint-overloads-<version>.yaml). "
+        "A call whose type the target lacks, or whose type the file does not state, is sent to a helper "
+        "template hipify-py inserts (HIP134: on AMD a plain load or store, on HIP's NVIDIA platform "
+        "CUDA's intrinsic). A name that is not called (its address taken, passed as a function) cannot "
+        "be sent there: the overload it picks may not exist on ROCm.",
+    ),
+    Rule(
         "HIP134",
         "equivalent-written",
         Severity.INFO,
