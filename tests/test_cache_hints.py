@@ -52,8 +52,8 @@ def test_every_release_lacks_most_overloads(version: str) -> None:
 
 _DECLS = b"""
 typedef unsigned long long u64;
-struct S { const float* f; };
-__global__ void k(const float4* in, float* __restrict__ s, const u64* u, float** pp, S st, int i) {
+struct S { const float* f; float** g; };
+__global__ void k(const float4* in, float* __restrict__ s, const u64* u, float** pp, S st, S* ps, int i) {
   __shared__ double tile[32];
   __shared__ int grid[4][4];
   float x;
@@ -79,7 +79,9 @@ __global__ void k(const float4* in, float* __restrict__ s, const u64* u, float**
         (b"static_cast<__half*>(nullptr)", b"__half"),
         (b"pp[i]", None),  # a pointer read through a pointer: not stated by a declaration
         (b"pp", None),
-        (b"st.f", None),
+        (b"st.f", b"float"),
+        (b"ps->f + 1", b"float"),
+        (b"st.g", None),
         (b"grid[1]", None),
         (b"(float**)s", None),
         (b"i - in", None),

@@ -273,8 +273,9 @@ _POINTER_CASTS = (b"static_cast", b"reinterpret_cast", b"const_cast")
 def pointee_type(source: bytes, node: Node) -> bytes | None:
     """The type a pointer expression points to, where the file states it: a pointer or array variable
     (`p`, `p + i`, `i + p`, `p - i`), `&x` (x's declared type), `&a[i]` (a's element type), a cast to
-    `T*` (`(const T*)q`, `reinterpret_cast<const T*>(q)`). None for anything else (members, calls,
-    pointers to pointers, multi-dimensional arrays)."""
+    `T*` (`(const T*)q`, `reinterpret_cast<const T*>(q)`), a pointer member of a struct the file
+    defines (`s.p`, `ps->p`). None for anything else (calls, pointers to pointers, multi-dimensional
+    arrays, members of members)."""
     while node.type == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
     if node.type == "identifier":
@@ -297,6 +298,18 @@ def pointee_type(source: bytes, node: Node) -> bytes | None:
             array = argument.child_by_field_name("argument")
             return pointee_type(source, array) if array is not None else None
         return None
+    if node.type == "field_expression":  # `s.p`, `s->p`: a member of a struct the file defines
+        owner, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        operator = node.child_by_field_name("operator")
+        if owner is None or field is None or operator is None or owner.type != "identifier":
+            return None
+        struct = declared_type(source, owner) if operator.type == "." else _pointer_target(source, owner)
+        if struct is None:
+            return None
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        return _member_target(source, struct, source[field.start_byte : field.end_byte], root)
     if node.type == "cast_expression":
         return _pointer_type_target(source, node, node.child_by_field_name("type"))
     if node.type == "call_expression":
@@ -324,17 +337,34 @@ def _pointer_type_target(source: bytes, at: Node, descriptor: Node | None) -> by
     return resolve(source, at, _type_text(source, descriptor.child_by_field_name("type")))
 
 
+def _member_target(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes | None:
+    """The pointee of member `field` declared `T* field` in the struct/class `owner` of this file."""
+    for node in _walk_types(root):
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None or body is None or source[name.start_byte : name.end_byte] != owner:
+            continue
+        found = _declaration_in(source, body, field, body.end_byte)
+        if found is not None:
+            return _single_level(source, body, *found)
+    return None
+
+
+def _single_level(source: bytes, at: Node, declaration: Node, declarator: Node) -> bytes | None:
+    """T of a declarator `*name` or `name[N]` (one level) in `declaration`; None for anything else."""
+    if declarator.type not in ("pointer_declarator", "array_declarator"):
+        return None
+    inner = declarator.child_by_field_name("declarator")
+    if inner is None or inner.type not in ("identifier", "field_identifier"):
+        return None
+    return resolve(source, at, _type_text(source, declaration.child_by_field_name("type")))
+
+
 def _pointer_target(source: bytes, use: Node) -> bytes | None:
     """The pointee of a variable declared `T* p` (one level) or the element of `T a[N]` (one dimension)."""
     name = source[use.start_byte : use.end_byte]
     for scope in ancestors(use):
         found = _declaration_in(source, scope, name, use.start_byte)
         if found is not None:
-            declaration, declarator = found
-            if declarator.type not in ("pointer_declarator", "array_declarator"):
-                return None
-            inner = declarator.child_by_field_name("declarator")
-            if inner is None or inner.type not in ("identifier", "field_identifier"):
-                return None
-            return resolve(source, use, _type_text(source, declaration.child_by_field_name("type")))
+            return _single_level(source, use, *found)
     return None
