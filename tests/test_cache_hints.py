@@ -53,7 +53,9 @@ def test_every_release_lacks_most_overloads(version: str) -> None:
 _DECLS = b"""
 typedef unsigned long long u64;
 struct S { const float* f; float** g; };
-__global__ void k(const float4* in, float* __restrict__ s, const u64* u, float** pp, S st, S* ps, int i) {
+template <typename T> struct P { const T* t; const double* d; };
+__global__ void k(const float4* in, float* __restrict__ s, const u64* u, float** pp,
+                  S st, S* ps, P<int> pt, int i) {
   __shared__ double tile[32];
   __shared__ int grid[4][4];
   float x;
@@ -82,6 +84,8 @@ __global__ void k(const float4* in, float* __restrict__ s, const u64* u, float**
         (b"st.f", b"float"),
         (b"ps->f + 1", b"float"),
         (b"st.g", None),
+        (b"pt.d", b"double"),
+        (b"pt.t", b"T"),  # the template's parameter: a type no HIP declares an overload for
         (b"grid[1]", None),
         (b"(float**)s", None),
         (b"i - in", None),

@@ -149,8 +149,9 @@ def member_type(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes 
     return None
 
 
-def _walk_types(root: Node) -> list[Node]:
-    """struct/class definitions at file or namespace level (and nested in them)."""
+def _walk_types(root: Node, templates: bool = False) -> list[Node]:
+    """struct/class definitions at file or namespace level (and nested in them); `templates`: class
+    templates' too."""
     out: list[Node] = []
     stack = [root]
     while stack:
@@ -161,14 +162,18 @@ def _walk_types(root: Node) -> list[Node]:
                 body = child.child_by_field_name("body")
                 if body is not None:
                     stack.append(body)
-            elif child.type in (
-                "declaration_list",
-                "namespace_definition",
-                "declaration",
-                "type_definition",
-            ) or (child.type.startswith("preproc_") and child.type != "preproc_def"):
+            elif _holds_types(child, templates):
                 stack.append(child)
     return out
+
+
+_TYPE_HOLDERS = frozenset(("declaration_list", "namespace_definition", "declaration", "type_definition"))
+
+
+def _holds_types(node: Node, templates: bool) -> bool:
+    if node.type in _TYPE_HOLDERS or (node.type.startswith("preproc_") and node.type != "preproc_def"):
+        return True
+    return templates and node.type == "template_declaration"
 
 
 _DECLARATIONS = (
@@ -306,6 +311,7 @@ def pointee_type(source: bytes, node: Node) -> bytes | None:
         struct = declared_type(source, owner) if operator.type == "." else _pointer_target(source, owner)
         if struct is None:
             return None
+        struct = struct.split(b"<", 1)[0].strip()  # `P<float, int>`: the template's members (T: unknown)
         root = node
         while root.parent is not None:
             root = root.parent
@@ -339,7 +345,7 @@ def _pointer_type_target(source: bytes, at: Node, descriptor: Node | None) -> by
 
 def _member_target(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes | None:
     """The pointee of member `field` declared `T* field` in the struct/class `owner` of this file."""
-    for node in _walk_types(root):
+    for node in _walk_types(root, templates=True):
         name = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if name is None or body is None or source[name.start_byte : name.end_byte] != owner:
