@@ -374,7 +374,9 @@ API_RULES: tuple[Rule, ...] = (
         "hipify-py inserts it once per file, before the declaration that first uses it, wrapped in "
         "`#if !defined(HIPIFY_PY_SHIM_<name>) && (<the library still lacks it>)` "
         "(mappings/shims.yaml lists each shim, the HIP versions that need it and the source of the "
-        "fact). Files that define the name themselves get none.",
+        "fact). Files that define the name themselves get none. A cache-hint load or store on a type the "
+        "target lacks (`__ldcs` on a float4) calls a helper template hipify-py writes the same way "
+        "(`hipify_py_ldcs`; mappings/cache-hints.yaml).",
     ),
 )
 
