@@ -9,12 +9,12 @@ has the same value semantics, which is what HIP's own overloads do.
 
 A call keeps its name where the file states the argument's pointee type (analysis/declared.py) and
 the target declares the overload for it. Any other call (a type the target lacks, a template
-parameter, a member, a macro body's argument) calls `hipify_py_<name>` instead, a function template
-inserted once per file before the declaration that first uses it (HIP134), guarded like the shims
-(`HIPIFY_PY_SHIM_<helper>`): on HIP's NVIDIA platform it calls CUDA's intrinsic, elsewhere it loads
-or stores. Only the called name changes, so nested calls and calls in macro bodies need nothing
-else. The name used other than in a call (its address taken) cannot be adapted: HIP139 (error),
-except __ldg, which HIP declares for nearly every type.
+parameter, a member of a type the file does not define, a macro body's argument) calls
+`hipify_py_<name>` instead, a function template inserted once per file before the declaration that
+first uses it (HIP134), guarded like the shims (`HIPIFY_PY_SHIM_<helper>`): on HIP's NVIDIA platform
+it calls CUDA's intrinsic, elsewhere it loads or stores. Only the called name changes, so nested
+calls and calls in macro bodies need nothing else. The name used other than in a call (its address
+taken) cannot be adapted: HIP139 (error), except __ldg, which HIP declares for nearly every type.
 The facts (intrinsics, CUDA's types, the helper's code) are mappings/cache-hints.yaml.
 """
 
