@@ -12,6 +12,7 @@ from hipify_py.data import derived
 from hipify_py.data.adaptations import _build_table
 from hipify_py.data.vendor_libs import _build as _build_vendor_libs
 from hipify_py.pipeline.translate import _shipped_tables
+from hipify_py.rules.cache_hints import _build_facts, _build_hint_table
 from hipify_py.rules.calls import _build_call_table
 from hipify_py.rules.cxx import _build_device_functions
 from hipify_py.run import cache
@@ -83,6 +84,8 @@ def test_unwritable_cache_still_builds(tmp_path: Path, monkeypatch: pytest.Monke
     ("name", "build", "args"),
     [
         ("call-table", _build_call_table, ("5.2",)),
+        ("cache-hints", _build_hint_table, ()),
+        ("cache-hint-overloads", _build_facts, ("6.4",)),
         ("hip-device-functions", _build_device_functions, ("5.2",)),
         ("version-adaptations", _build_table, ()),
         ("tables", _shipped_tables, ()),

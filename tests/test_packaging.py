@@ -24,7 +24,10 @@ import pytest
 from conftest import EXAMPLES, REPO
 from test_precommit import CUDA, HIP, OFFLINE_MARKS, _env, _git, _run
 
-pytestmark = [pytest.mark.wheel, pytest.mark.skipif(shutil.which("git") is None, reason="needs git to list the working tree")]
+pytestmark = [
+    pytest.mark.wheel,
+    pytest.mark.skipif(shutil.which("git") is None, reason="needs git to list the working tree"),
+]
 
 TINY_CUDA = (
     "#include <cuda_runtime.h>\n"

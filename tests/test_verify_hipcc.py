@@ -18,7 +18,9 @@ from hipify_py.cli.main import main
 HIPCC = shutil.which("hipcc")
 pytestmark = [
     pytest.mark.hipcc,
-    pytest.mark.skipif(HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)"),
+    pytest.mark.skipif(
+        HIPCC is None and not os.environ.get("CI"), reason="hipcc not installed (CI installs it)"
+    ),
 ]
 
 UTIL = """#pragma once

@@ -149,8 +149,9 @@ def member_type(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes 
     return None
 
 
-def _walk_types(root: Node) -> list[Node]:
-    """struct/class definitions at file or namespace level (and nested in them)."""
+def _walk_types(root: Node, templates: bool = False) -> list[Node]:
+    """struct/class definitions at file or namespace level (and nested in them); `templates`: class
+    templates' too."""
     out: list[Node] = []
     stack = [root]
     while stack:
@@ -161,14 +162,18 @@ def _walk_types(root: Node) -> list[Node]:
                 body = child.child_by_field_name("body")
                 if body is not None:
                     stack.append(body)
-            elif child.type in (
-                "declaration_list",
-                "namespace_definition",
-                "declaration",
-                "type_definition",
-            ) or (child.type.startswith("preproc_") and child.type != "preproc_def"):
+            elif _holds_types(child, templates):
                 stack.append(child)
     return out
+
+
+_TYPE_HOLDERS = frozenset(("declaration_list", "namespace_definition", "declaration", "type_definition"))
+
+
+def _holds_types(node: Node, templates: bool) -> bool:
+    if node.type in _TYPE_HOLDERS or (node.type.startswith("preproc_") and node.type != "preproc_def"):
+        return True
+    return templates and node.type == "template_declaration"
 
 
 _DECLARATIONS = (
@@ -264,4 +269,108 @@ def _alias(source: bytes, root: Node, name: bytes) -> bytes | None:
             return _type_text(source, parent.child_by_field_name("type"))
         if parent.type == "alias_declaration" and parent.child_by_field_name("name") == node:
             return _type_text(source, parent.child_by_field_name("type"))
+    return None
+
+
+_POINTER_CASTS = (b"static_cast", b"reinterpret_cast", b"const_cast")
+
+
+def pointee_type(source: bytes, node: Node) -> bytes | None:
+    """The type a pointer expression points to, where the file states it: a pointer or array variable
+    (`p`, `p + i`, `i + p`, `p - i`), `&x` (x's declared type), `&a[i]` (a's element type), a cast to
+    `T*` (`(const T*)q`, `reinterpret_cast<const T*>(q)`), a pointer member of a struct the file
+    defines (`s.p`, `ps->p`). None for anything else (calls, pointers to pointers, multi-dimensional
+    arrays, members of members)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "identifier":
+        return _pointer_target(source, node)
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator is None or left is None or right is None or operator.type not in ("+", "-"):
+            return None
+        return pointee_type(source, left) or (pointee_type(source, right) if operator.type == "+" else None)
+    if node.type == "pointer_expression":
+        operator, argument = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+        if operator is None or argument is None or operator.type != "&":
+            return None
+        while argument.type == "parenthesized_expression" and argument.named_child_count == 1:
+            argument = argument.named_children[0]
+        if argument.type == "identifier":
+            return declared_type(source, argument)
+        if argument.type == "subscript_expression":
+            array = argument.child_by_field_name("argument")
+            return pointee_type(source, array) if array is not None else None
+        return None
+    if node.type == "field_expression":  # `s.p`, `s->p`: a member of a struct the file defines
+        owner, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        operator = node.child_by_field_name("operator")
+        if owner is None or field is None or operator is None or owner.type != "identifier":
+            return None
+        struct = declared_type(source, owner) if operator.type == "." else _pointer_target(source, owner)
+        if struct is None:
+            return None
+        struct = struct.split(b"<", 1)[0].strip()  # `P<float, int>`: the template's members (T: unknown)
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        return _member_target(source, struct, source[field.start_byte : field.end_byte], root)
+    if node.type == "cast_expression":
+        return _pointer_type_target(source, node, node.child_by_field_name("type"))
+    if node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "template_function":
+            return None
+        name, args = function.child_by_field_name("name"), function.child_by_field_name("arguments")
+        if name is None or args is None or args.named_child_count != 1:
+            return None
+        if source[name.start_byte : name.end_byte] not in _POINTER_CASTS:
+            return None
+        return _pointer_type_target(source, node, args.named_children[0])
+    return None
+
+
+def _pointer_type_target(source: bytes, at: Node, descriptor: Node | None) -> bytes | None:
+    """`const T*` (a type descriptor with one pointer level) -> T."""
+    if descriptor is None or descriptor.type != "type_descriptor":
+        return None
+    declarator = descriptor.child_by_field_name("declarator")
+    if declarator is None or declarator.type != "abstract_pointer_declarator":
+        return None
+    if declarator.child_by_field_name("declarator") is not None:
+        return None  # `T**`
+    return resolve(source, at, _type_text(source, descriptor.child_by_field_name("type")))
+
+
+def _member_target(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes | None:
+    """The pointee of member `field` declared `T* field` in the struct/class `owner` of this file."""
+    for node in _walk_types(root, templates=True):
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None or body is None or source[name.start_byte : name.end_byte] != owner:
+            continue
+        found = _declaration_in(source, body, field, body.end_byte)
+        if found is not None:
+            return _single_level(source, body, *found)
+    return None
+
+
+def _single_level(source: bytes, at: Node, declaration: Node, declarator: Node) -> bytes | None:
+    """T of a declarator `*name` or `name[N]` (one level) in `declaration`; None for anything else."""
+    if declarator.type not in ("pointer_declarator", "array_declarator"):
+        return None
+    inner = declarator.child_by_field_name("declarator")
+    if inner is None or inner.type not in ("identifier", "field_identifier"):
+        return None
+    return resolve(source, at, _type_text(source, declaration.child_by_field_name("type")))
+
+
+def _pointer_target(source: bytes, use: Node) -> bytes | None:
+    """The pointee of a variable declared `T* p` (one level) or the element of `T a[N]` (one dimension)."""
+    name = source[use.start_byte : use.end_byte]
+    for scope in ancestors(use):
+        found = _declaration_in(source, scope, name, use.start_byte)
+        if found is not None:
+            return _single_level(source, use, *found)
     return None

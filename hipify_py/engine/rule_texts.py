@@ -347,6 +347,22 @@ API_RULES: tuple[Rule, ...] = (
         "are rewritten; `obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
     ),
     Rule(
+        "HIP139",
+        "cache-hint-not-called",
+        Severity.ERROR,
+        "Cache-hint load or store named other than in a call, for a target that lacks overloads of it",
+        "Call it (`__ldcs(p)`: the translation then adapts each call) or write the plain load `*p` / "
+        "store `*p = v`, which is what HIP's own overloads do.",
+        "CUDA declares the cache-hint loads (__ldg, __ldcg, __ldca, __ldcs, __ldlu, __ldcv) and stores "
+        "(__stwb, __stcg, __stcs, __stwt) for 34 types; HIP declares __ldg for most and the others for "
+        "__half/__half2 at most (scripts/probe_cache_hints.py, "
+        "mappings/cache-hint-overloads-<version>.yaml). "
+        "A call whose type the target lacks, or whose type the file does not state, is sent to a helper "
+        "template hipify-py inserts (HIP134: on AMD a plain load or store, on HIP's NVIDIA platform "
+        "CUDA's intrinsic). A name that is not called (its address taken, passed as a function) cannot "
+        "be sent there: the overload it picks may not exist on ROCm.",
+    ),
+    Rule(
         "HIP134",
         "equivalent-written",
         Severity.INFO,
@@ -362,7 +378,9 @@ API_RULES: tuple[Rule, ...] = (
         "gained the name later than 11.0: CUDA's own definition is used there). mappings/shims.yaml "
         "lists each shim, the HIP versions that need it and the source of the fact. Files that define "
         "the name themselves, in any branch hipcc compiles, or include a project header that does (the "
-        "run reads the file's include closure) get none, and their uses are not reported.",
+        "run reads the file's include closure) get none, and their uses are not reported. A cache-hint "
+        "load or store on a type the target lacks (`__ldcs` on a float4) calls a helper template "
+        "hipify-py writes the same way (`hipify_py_ldcs`; mappings/cache-hints.yaml).",
     ),
     Rule(
         "HIP140",
@@ -376,8 +394,8 @@ API_RULES: tuple[Rule, ...] = (
         "(mappings/vendor-libs-<version>.yaml: HIP 5.2 has neither RCCL nor roctx, ROCm 6.4's RCCL "
         "5.4 package needs HIP 5), the include fails and which names that library lacks cannot be "
         "checked; so does an include of a header the package installs without what it includes "
-        "(ROCm 7.2's rccl/nccl_net.h). Reported at the include, only for a target whose table was probed for that very "
-        "release and not where HIP128 already says the installed HIP lacks the header.",
+        "(ROCm 7.2's rccl/nccl_net.h). Reported at the include, only for a target whose table was "
+        "probed for that very release and not where HIP128 already says the installed HIP lacks the header.",
     ),
     Rule(
         "HIP141",

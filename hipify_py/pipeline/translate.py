@@ -25,6 +25,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.brace_assign import fix_brace_assignments
+from hipify_py.rules.cache_hints import adapt_cache_hints
 from hipify_py.rules.calls import adapt_calls
 from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
@@ -87,6 +88,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         adapt_location_calls,
         define_library_macros,
         insert_shims,
+        adapt_cache_hints,
         insert_header_shims,
         drop_register,
         insert_template_keywords,
@@ -122,6 +124,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     from hipify_py.data import adaptations, renames, shims, vendor_libs
     from hipify_py.rules import (
         brace_assign,
+        cache_hints,
         calls,
         cxx,
         device_casts,
@@ -139,6 +142,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         calls.load_call_table,
         device_casts.load_casts,
         brace_assign.load_facts,
+        cache_hints.load_facts,
         cxx.hip_device_functions,
         macro_order.hip_identifiers,
         host_math.device_only_math,
@@ -148,6 +152,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         vector_ops.ambiguous_forms,
     )
     tables = (
+        cache_hints.hint_table,
         adaptations.load_table,
         renames.load_table,
         shims.load_table,
@@ -186,7 +191,9 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     for rule, part in parts:
         # why apart: a shim inserted at the top of a file with no include needs the runtime header's
         # types (char4, hipError_t), which is inserted at the same offset: the shim must come after it
-        (shim_edits if rule is insert_shims else combined.edits).extend(part.edits)
+        # (the cache-hint helpers too; their renamed calls are not at that offset)
+        shims = rule is insert_shims or rule is adapt_cache_hints
+        (shim_edits if shims else combined.edits).extend(part.edits)
         combined.diagnostics.extend(part.diagnostics)
         if part.counts:  # why the test: Counter.update is Python code (~0.3 us) and most rules count nothing
             combined.counts.update(part.counts)
