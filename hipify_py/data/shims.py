@@ -278,14 +278,15 @@ def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n")
     return text.replace("\n", newline.decode()).encode()
 
 
-def lacking(shim: Shim, target: str) -> str:
-    """What the target lacks, for the comment above a shim and its finding."""
+def lacking(shim: Shim, target: str, quote: str = "") -> str:
+    """What the target lacks, for the comment above a shim and (quote="`") its finding."""
+    name = f"{quote}{shim.function}{quote}"
     if shim.overload is not None:
         kind = shim.overload.types[0] + (" *" if shim.overload.pointer else "")
-        return f"{shim.function} has no HIP {target} overload for {kind}"
+        return f"{name} has no HIP {target} overload for {kind}"
     if shim.device:
-        return f"{shim.name} has no device version in HIP {target}"
-    return f"{shim.name} is not in HIP {target} ({shim.lacks})"
+        return f"{name} has no device version in HIP {target}"
+    return f"{name} is not in HIP {target} ({shim.lacks})"
 
 
 GAPS_PREFIX = "device-gaps-"  # mappings/device-gaps-<HIP>.yaml: scripts/probe_device_gaps.py

@@ -218,4 +218,4 @@ def _cases(ctx: Context, shim: Shim, target: str) -> str:
 
 
 def _message(shim: Shim, target: str, line: int) -> str:
-    return f"{lacking(shim, target)}: an equivalent was inserted before line {line}"
+    return f"{lacking(shim, target, '`')}: an equivalent was inserted before line {line}"
