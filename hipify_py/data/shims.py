@@ -35,6 +35,16 @@ class Cases(NamedTuple):
     hip: str
 
 
+class Overload(NamedTuple):
+    """The call whose argument type decides: `call(args...)` with argument `arg` (a pointer to it
+    when `pointer`) of one of `types` (as source code spells them, CUDA's or HIP's names)."""
+
+    call: str
+    arg: int
+    pointer: bool
+    types: tuple[str, ...]  # the first: HIP's spelling, for comments and findings
+
+
 class Shim(NamedTuple):
     name: str  # the HIP name the translated code calls
     code: str  # the definition (may hold ${cases})
@@ -46,6 +56,14 @@ class Shim(NamedTuple):
     # the CUDA release whose headers define the name (None: CUDA has no such name, e.g. a hip* one):
     # on HIP's NVIDIA platform CUDA's own definition is used, ours would be a redefinition
     cuda: str | None = None
+    device: bool = False  # only uses in device code call for it (a __device__ overload of a host function)
+    strings: str | None = None  # ${cases} from the probed runtime's error table: "name" or "text"
+    overload: Overload | None = None  # an overload for argument types: triggered by the call's type
+
+    @property
+    def function(self) -> str:
+        """The name the shim defines (an overload row's name only tells its macro apart)."""
+        return self.overload.call if self.overload is not None else self.name
 
     def holds_for(self, target: str) -> bool:
         return holds_for(self.since, self.until, target)
@@ -172,9 +190,11 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
     source = _text(raw, "source") or ""
     if source not in sources:
         raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): unknown source {source!r}")
-    cases = raw.get("cases")
-    if ("${cases}" in code) != isinstance(cases, Mapping):
+    cases, strings = raw.get("cases"), _text(raw, "strings")
+    if ("${cases}" in code) != (isinstance(cases, Mapping) or strings is not None):
         raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): `cases` and ${{cases}} go together")
+    if strings not in (None, "name", "text"):
+        raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): `strings` is `name` or `text`")
     return Shim(
         name=name,
         code=code,
@@ -184,7 +204,19 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
         guard=_text(raw, "guard"),
         cases=Cases(str(cases["cuda"]), str(cases["hip"])) if isinstance(cases, Mapping) else None,
         cuda=_text(raw, "cuda"),
+        device=bool(raw.get("device", False)),
+        strings=strings,
+        overload=_overload(raw, name, index),
     )
+
+
+def _overload(raw: Mapping[str, object], name: str, index: int) -> Overload | None:
+    call, types = _text(raw, "call"), raw.get("types")
+    if call is None:
+        return None
+    if not isinstance(types, list) or not types or not isinstance(raw.get("arg", 0), int):
+        raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): `call` needs `types` and an int `arg`")
+    return Overload(call, int(raw.get("arg", 0)), bool(raw.get("pointer", False)), tuple(map(str, types)))
 
 
 def _simd(raw: Mapping[str, object], source: str, index: int, cuda: str | None) -> Shim:
@@ -262,17 +294,58 @@ def nvidia_condition(cuda: str | None) -> str:
 
 def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n") -> bytes:
     """The text inserted into a file: a comment saying why, the guarded definition."""
-    body = _substitute(shim.code, cases=cases) if shim.cases is not None else shim.code
+    body = _substitute(shim.code, cases=cases) if "${cases}" in shim.code else shim.code
     condition = (
         f"!defined({shim.macro})"
         + nvidia_condition(shim.cuda)
         + (f" && ({shim.guard})" if shim.guard else "")
     )
     text = (
-        f"// hipify-py: {shim.name} is not in HIP {target} ({shim.lacks}); an equivalent:\n"
+        f"// hipify-py: {lacking(shim, target)}; an equivalent:\n"
         f"#if {condition}\n"
         f"#define {shim.macro}\n"
         f"{body.rstrip()}\n"
         "#endif\n"
     )
     return text.replace("\n", newline.decode()).encode()
+
+
+def lacking(shim: Shim, target: str, quote: str = "") -> str:
+    """What the target lacks, for the comment above a shim and (quote="`") its finding."""
+    name = f"{quote}{shim.function}{quote}"
+    if shim.overload is not None:
+        kind = shim.overload.types[0] + (" *" if shim.overload.pointer else "")
+        return f"{name} has no HIP {target} overload for {kind}"
+    if shim.device:
+        return f"{name} has no device version in HIP {target}"
+    return f"{name} is not in HIP {target} ({shim.lacks})"
+
+
+GAPS_PREFIX = "device-gaps-"  # mappings/device-gaps-<HIP>.yaml: scripts/probe_device_gaps.py
+ErrorTable = tuple[tuple[tuple[str, str, str], ...], tuple[str, str]]
+
+
+@functools.lru_cache(maxsize=16)
+def error_strings(target: str) -> ErrorTable:
+    """((code, name, text) per code the target's runtime names, (name, text) of any other code), from
+    the probe table of the target or the nearest older probed release."""
+    from hipify_py.data.versions import read_versioned
+
+    _, data = read_versioned(mappings_dir(), GAPS_PREFIX, target)
+    rows = tuple((str(c), str(n), str(t)) for c, n, t in data.get("errors") or ())
+    unknown = data.get("unknown") or ("hipErrorUnknown", "unknown error")
+    return rows, (str(unknown[0]), str(unknown[1]))
+
+
+def error_string_cases(target: str, which: str) -> str:
+    """The `case` lines (and `default`) of a device hipGetErrorName (`which` = "name") or
+    hipGetErrorString ("text") that returns what the target's host function returns."""
+    rows, unknown = error_strings(target)
+    pick = 1 if which == "name" else 2
+
+    def quoted(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = [f"  case {row[1]}: return {quoted(row[pick])};" for row in rows]
+    lines.append(f"  default: return {quoted(unknown[pick - 1])};")
+    return "\n".join(lines)

@@ -225,6 +225,23 @@ OTHER_RULES: tuple[Rule, ...] = (
         "explicit instantiations.",
     ),
     Rule(
+        "HIP223",
+        "device-overload-written",
+        Severity.INFO,
+        "A device overload the target HIP lacks: an equivalent definition was written into the file",
+        "Nothing to do; the definition is off on HIP's NVIDIA platform (CUDA has its own) and where the "
+        "file defines the function itself. Delete it once HIP declares the overload.",
+        "CUDA declares `atomicAdd` for `__half`, `__half2`, `__nv_bfloat16` and `__nv_bfloat162`, and "
+        "`cudaGetErrorString`/`cudaGetErrorName` for device code; no HIP release does (probed per "
+        "release: scripts/probe_device_gaps.py). Where the code spells the atomic's pointer type (a cast, "
+        "the variable's declaration) or calls the error functions in a __device__/__global__ function, "
+        "hipify-py writes the overload once per file, before the declaration that first uses it, wrapped "
+        "in `#if !defined(HIPIFY_PY_SHIM_<name>) && !defined(__HIP_PLATFORM_NVIDIA__) ...`: the atomics "
+        "as an atomicCAS loop on the aligned 32-bit word (the old value returned, as CUDA's), the error "
+        "functions as a switch returning the strings the target's runtime returns on the host "
+        "(mappings/device-gaps-<HIP>.yaml). mappings/shims.yaml lists them with their sources.",
+    ),
+    Rule(
         "HIP301",
         "cuda-version-macro",
         Severity.WARNING,

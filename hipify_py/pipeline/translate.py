@@ -163,7 +163,14 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     # why the per-target views too: built from the tables on first use, they were built again in each
     # worker (renames_for: ~2.3 ms, in a worker's first file)
     target = version or default_tables().mappings.latest_hip_version
-    views = (renames.renames_for, shim_rule.shim_tokens, adaptations.row_words, mem_locations.rows_for)
+    views = (
+        renames.renames_for,
+        shim_rule.shim_tokens,
+        shim_rule.overload_rows,
+        shims.error_strings,
+        adaptations.row_words,
+        mem_locations.rows_for,
+    )
     for step in (
         *(functools.partial(load, version) for load in loads),
         *tables,

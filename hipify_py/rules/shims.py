@@ -15,9 +15,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.analysis.includes import include_position
-from hipify_py.data.shims import GUARD_PREFIX, Shim, case_lines, definition, shims_for
+from hipify_py.data.shims import (
+    GUARD_PREFIX,
+    Shim,
+    case_lines,
+    definition,
+    error_string_cases,
+    lacking,
+    shims_for,
+)
 from hipify_py.data.tables import Tables
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.edits import Edit
@@ -25,10 +34,14 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import DeviceSpans
+from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.util.lazyre import compiled
 
-# Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target".
+# Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target";
+# at a call an overload shim serves, "no overload for this type".
 SETTLED_RULES = frozenset({"HIP101", "HIP103"})
+_OVERLOAD_SETTLED = frozenset({"HIP215"})
 # Containers the shim goes inside (a use in `#ifdef USE_SPARSE` gets its shim there, after the
 # branch's includes); anything else (function, namespace, extern "C", #define) gets it before.
 _DESCEND = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
@@ -42,41 +55,48 @@ def insert_shims(ctx: Context) -> RuleResult:
         return result
     shims = shims_for(target)
     triggers = _triggers(ctx, target)
-    if not triggers:
-        return result
-    pattern = compiled(rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])")
     uses: dict[str, list[tuple[int, int]]] = {}
     # the project's own definitions: this file's, in any branch hipcc compiles (one for HIP only, under
     # `#ifdef __HIP_PLATFORM_AMD__` or in the `#else` of `#ifndef USE_ROCM`, is protected code but still a
     # definition), and those the run found in the headers the file includes (run/helper_defs.py)
     defined = set(ctx.options.defined_elsewhere)
-    dead = ctx.branches.dead
-    for m in pattern.finditer(ctx.source):
-        where = ctx.classify(m.start(), m.end())
-        if where in (Where.COMMENT, Where.STRING):
-            continue
-        if any(a <= m.start() < b for a, b in dead):
-            continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): neither use nor definition
-        name = triggers[m.group(1)]
-        if _declares(ctx, m.start(1), m.end(1)):
-            defined.add(name)
-        elif where in REWRITABLE and not ctx.is_protected(m.start()):
-            uses.setdefault(name, []).append(m.span(1))
+    if triggers:
+        pattern = compiled(
+            rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
+        )
+        dead = ctx.branches.dead
+        device = DeviceSpans(ctx) if any(shims[n].device for n in triggers.values()) else None
+        for m in pattern.finditer(ctx.source):
+            where = ctx.classify(m.start(), m.end())
+            if where in (Where.COMMENT, Where.STRING):
+                continue
+            if any(a <= m.start() < b for a, b in dead):
+                continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): no use, no definition
+            name = triggers[m.group(1)]
+            if _declares(ctx, m.start(1), m.end(1)):
+                defined.add(name)
+            elif (
+                where in REWRITABLE
+                and not ctx.is_protected(m.start())
+                and (device is None or not shims[name].device or device.contains(m.start()))
+            ):
+                uses.setdefault(name, []).append(m.span(1))
+    overloads = overload_uses(ctx, target)
+    if not uses and not overloads:
+        return result
     nl = newline_of(ctx.source)
     blocks: dict[int, list[bytes]] = {}
-    for name in sorted(uses, key=lambda n: uses[n][0]):
+    for name, spans in sorted({**uses, **overloads}.items(), key=lambda item: item[1][0]):
         shim = shims[name]
-        if name in defined or (GUARD_PREFIX + name).encode() in ctx.source:
-            # the file has its own definition (or ours, from an earlier run): the uses compile
-            result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
-            continue
-        first = uses[name][0]
+        settles = _OVERLOAD_SETTLED if shim.overload is not None else SETTLED_RULES
+        result.settled.extend((a, b, settles) for a, b in spans)
+        if name in defined or shim.macro.encode() in ctx.source:
+            continue  # the file has its own definition (or ours, from an earlier run): the uses compile
+        first = spans[0]
         at = _below_top_comments(ctx, _position(ctx, first[0]))
         blocks.setdefault(at, []).append(definition(shim, target, _cases(ctx, shim, target), nl))
-        result.settled.extend((a, b, SETTLED_RULES) for a, b in uses[name])
-        result.diagnostics.append(
-            ctx.diag("HIP134", *first, _message(shim, target, ctx.lines.line_col(at)[0]))
-        )
+        rule = "HIP223" if shim.device or shim.overload is not None else "HIP134"
+        result.diagnostics.append(ctx.diag(rule, *first, _message(shim, target, ctx.lines.line_col(at)[0])))
         result.counts["shims"] += 1
     result.edits.extend(Edit(at, at, b"".join(texts)) for at, texts in blocks.items())
     return result
@@ -84,8 +104,44 @@ def insert_shims(ctx: Context) -> RuleResult:
 
 @functools.lru_cache(maxsize=16)
 def shim_tokens(target: str) -> dict[bytes, str]:
-    """The HIP names of the shims `target` needs, as the tokens a file spells them (once per target)."""
-    return {name.encode(): name for name in shims_for(target)}
+    """The HIP names of the shims `target` needs, as the tokens a file spells them (once per target);
+    overload rows are found by their call and its argument's type instead."""
+    return {s.name.encode(): s.name for s in shims_for(target).values() if s.overload is None}
+
+
+@functools.lru_cache(maxsize=16)
+def overload_rows(target: str) -> dict[bytes, list[Shim]]:
+    """Call name -> the overload shims `target` needs for it."""
+    rows: dict[bytes, list[Shim]] = {}
+    for shim in shims_for(target).values():
+        if shim.overload is not None:
+            rows.setdefault(shim.overload.call.encode(), []).append(shim)
+    return rows
+
+
+def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]:
+    """Overload shim name -> the spans of the calls whose argument has one of its types, where the code
+    spells the type (a cast, the variable's declaration: detectors/overloads.spelled_type)."""
+    rows = overload_rows(target)
+    calls = [c for c in rows if c in ctx.identifiers]
+    if not calls:
+        return {}
+    found: dict[str, list[tuple[int, int]]] = {}
+    src, dead = ctx.source, ctx.branches.dead
+    pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(calls) + rb")(?=\s*\()")
+    for m, where in ctx.code_matches(pattern):
+        if where not in REWRITABLE or any(a <= m.start() < b for a, b in dead):
+            continue
+        call = callargs.from_text(src, (m.start(), m.end()))
+        for shim in rows[m.group(1)]:
+            spec = shim.overload
+            assert spec is not None
+            if call is None or len(call.args) <= spec.arg:
+                continue
+            spelled = spelled_type(ctx, call.text(src, spec.arg), m.start(), spec.pointer)
+            if spelled is not None and spelled.decode() in spec.types:
+                found.setdefault(shim.name, []).append(m.span(1))
+    return found
 
 
 def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
@@ -161,6 +217,8 @@ def _body_holds(branch: Node, offset: int) -> bool:
 
 
 def _cases(ctx: Context, shim: Shim, target: str) -> str:
+    if shim.strings is not None:
+        return error_string_cases(target, shim.strings)
     if shim.cases is None:
         return ""
     mappings = ctx.tables.mappings
@@ -181,9 +239,7 @@ def _cases(ctx: Context, shim: Shim, target: str) -> str:
 
 
 def _message(shim: Shim, target: str, line: int) -> str:
-    return (
-        f"`{shim.name}` is not in HIP {target} ({shim.lacks}): an equivalent was inserted before line {line}"
-    )
+    return f"{lacking(shim, target, '`')}: an equivalent was inserted before line {line}"
 
 
 def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> frozenset[str]:

@@ -150,7 +150,8 @@ def check_vector_operators(ctx: Context) -> RuleResult:
             guarded.append((op.node, f"HIP's {vector.decode()} defines operator{op.op}"))
         elif op.qualifiers is None or {b"__host__", b"__device__"} <= op.qualifiers:
             result.diagnostics.append(_ambiguous(ctx, op, vector))
-    for node, why in sorted(guarded, key=lambda g: g[0].start_byte):
+    guarded.sort(key=lambda g: g[0].start_byte)  # why: a prototype is found after its definition
+    for node, why in guarded:
         message = (
             f"{why} (element-wise, the same as this one): guarded with #if !defined(__HIP_PLATFORM_AMD__), "
             "so AMD builds use HIP's and NVIDIA builds keep this one"

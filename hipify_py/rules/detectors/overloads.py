@@ -22,7 +22,8 @@ _CAST = lazy(
     rb"|(?:reinterpret_cast|static_cast|const_cast)\s*<\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*>"
 )
 _VALUE = lazy(rb"(\w+)(\s*\[[^\[\]]*\])?")
-_POINTER = lazy(rb"&\s*(\w+)(\s*\[[^\[\]]*\])?|(\w+)(?:\s*\+\s*[\w\s*+-]+)?")
+# `&x`, `&x[i]`, `x`, `x + i * n`, `x + i % n` (an offset of a pointer keeps its type)
+_POINTER = lazy(rb"&\s*(\w+)(\s*\[[^\[\]]*\])?|(\w+)(?:\s*\+\s*[\w\s*/%+-]+)?")
 
 
 def overload_gaps(ctx: Context, scan: Scan) -> RuleResult:
