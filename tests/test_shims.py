@@ -302,13 +302,13 @@ def _bf16_value(bits: int) -> float:
 
 
 def _bf16_int_model(to: str, rounding: str, bits: int) -> int:
-    """PTX cvt.<rounding>i.<int>.f32 of an exact bf16 value: NaN -> 0, saturated."""
+    """PTX cvt.<rounding>i.<int>.f32 of an exact bf16 value: NaN -> 0 (64-bit: 0x8000000000000000), saturated."""
     import decimal
     import math
 
     x = _bf16_value(bits)
     if math.isnan(x):
-        return 0
+        return 1 << 63 if to in ("ll", "ull") else 0
     lo, hi = _BF16_RANGES[to]
     if math.isinf(x):
         return lo if x < 0 else hi

@@ -133,21 +133,35 @@ def simd_code(
     return _substitute(template, name=name, bits=bits, lane=s_type if signed else u_type, combine=combine)
 
 
-# bf16 -> integer conversions: C type, lowest value, exclusive upper bound (both exact in float), highest
+# bf16 -> integer conversions: C type, lowest value, exclusive upper bound (both exact in float), highest,
+# what NaN gives (PTX cvt: 0 for 32- and 16-bit results, 0x8000000000000000 for 64-bit ones, as an H100
+# gives for all 254 bf16 NaNs: scripts/gpu_shim_check.py)
 _BF16_INTS = {
-    "int": ("int", "(-2147483647 - 1)", "2147483648.0f", "2147483647"),
-    "uint": ("unsigned int", "0u", "4294967296.0f", "4294967295u"),
-    "short": ("short", "(-32767 - 1)", "32768.0f", "32767"),
-    "ushort": ("unsigned short", "0", "65536.0f", "65535"),
-    "ll": ("long long", "(-9223372036854775807LL - 1)", "9223372036854775808.0f", "9223372036854775807LL"),
-    "ull": ("unsigned long long", "0ull", "18446744073709551616.0f", "18446744073709551615ull"),
+    "int": ("int", "(-2147483647 - 1)", "2147483648.0f", "2147483647", "0"),
+    "uint": ("unsigned int", "0u", "4294967296.0f", "4294967295u", "0u"),
+    "short": ("short", "(-32767 - 1)", "32768.0f", "32767", "0"),
+    "ushort": ("unsigned short", "0", "65536.0f", "65535", "0"),
+    "ll": (
+        "long long",
+        "(-9223372036854775807LL - 1)",
+        "9223372036854775808.0f",
+        "9223372036854775807LL",
+        "(-9223372036854775807LL - 1)",
+    ),
+    "ull": (
+        "unsigned long long",
+        "0ull",
+        "18446744073709551616.0f",
+        "18446744073709551615ull",
+        "0x8000000000000000ull",
+    ),
 }
 _ROUNDING = {"rn": "rintf", "rd": "floorf", "ru": "ceilf", "rz": "truncf"}
 _BF16_INT = (
     "static __host__ __device__ inline ${type} ${name}(const __hip_bfloat16 h) {\n"
-    "  // as PTX cvt: rounded, NaN -> 0, saturated to the type's range\n"
+    "  // as PTX cvt: rounded, NaN -> ${nan}, saturated to the type's range\n"
     "  const float f = ${round}(__bfloat162float(h));\n"
-    "  if (f != f) return 0;\n"
+    "  if (f != f) return ${nan};\n"
     "  if (f <= static_cast<float>(${lo})) return ${lo};\n"
     "  return f >= ${hi} ? ${max} : static_cast<${type}>(f);\n"
     "}\n"
@@ -156,9 +170,11 @@ _BF16_INT = (
 
 def bf16_int_code(to: str, rounding: str) -> tuple[str, str]:
     """(name, definition) of CUDA's `__bfloat162<to>_<rounding>` over hip_bf16.h's __bfloat162float."""
-    c_type, lo, hi, top = _BF16_INTS[to]
+    c_type, lo, hi, top, nan = _BF16_INTS[to]
     name = f"__bfloat162{to}_{rounding}"
-    code = _substitute(_BF16_INT, type=c_type, name=name, round=_ROUNDING[rounding], lo=lo, hi=hi, max=top)
+    code = _substitute(
+        _BF16_INT, type=c_type, name=name, round=_ROUNDING[rounding], lo=lo, hi=hi, max=top, nan=nan
+    )
     return name, code
 
 

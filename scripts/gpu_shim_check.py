@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+# ruff: noqa: E501  (the CUDA program it writes is kept as written, long lines and all)
+"""Run the helpers hipify-py writes against CUDA's own functions on an NVIDIA GPU.
+
+    python3 scripts/gpu_shim_check.py -o shim_check.cu [--hip-version 7.2]
+    # on a machine with an NVIDIA GPU and nvcc (HIP's NVIDIA-platform headers: run-equivalence's hip-nvidia):
+    nvcc -std=c++17 -arch=sm_90 -I hip-nvidia/include -D__HIP_PLATFORM_NVIDIA__ shim_check.cu -o shim_check
+    ./shim_check        # one line per helper: PASS/FAIL and the mismatches; exit 1 on any FAIL
+
+A translation guards each helper off on HIP's NVIDIA platform (CUDA's own is used there), so running a
+translated program on NVIDIA cannot show whether a helper computes what CUDA does. This program takes the
+helpers' code from mappings/shims.yaml (as data/shims.py writes it for the target), renames each defined
+function `shim_<name>` and compares it with CUDA's function of that name on the same inputs:
+- the SIMD video intrinsics (`__vadd4`, `__vcmpgts2`, `__vsads4`, ...) and `__dp4a`/`__dp2a_*`: 2^20 pseudo-random
+  argument pairs plus edge values (0, 1, 0x7f..., 0x80..., 0xff...);
+- bf16 to integer conversions: every one of the 65,536 bf16 bit patterns;
+- `__float2bfloat162_rn`/`__floats2bfloat162_rn`: pseudo-random float bits, NaNs compared as NaN;
+- `atomicAdd` on `__half`, `__half2`, `__nv_bfloat16`, `__nv_bfloat162`: many threads adding to a few
+  addresses (both halves of one 32-bit word for the scalars) with values whose sums are exact, so the
+  final values and the set of returned old values do not depend on the order; compared with CUDA's.
+Helpers without an exact CUDA counterpart to compare (tanh approximations, device error strings whose
+codes differ between the platforms) are listed as SKIP with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hipify_py.data.shims import Shim, definition, shims_for  # noqa: E402
+
+SKIP = {
+    "htanh": "approximation allowed to differ by a few ulp",
+    "h2tanh": "approximation allowed to differ by a few ulp",
+    "htanh_approx": "approximation allowed to differ by a few ulp",
+    "h2tanh_approx": "approximation allowed to differ by a few ulp",
+    "hipGetErrorString": "HIP's and CUDA's error codes differ",
+    "hipGetErrorName": "HIP's and CUDA's error codes differ",
+    "make_bfloat162": "a constructor (no arithmetic)",
+}
+
+PRELUDE = r"""#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
+#include <cuda_bf16.h>
+#include <cstdio>
+#include <cstring>
+#include <cstdint>
+static int failures = 0;
+static void report(const char* name, long long bad, long long total) {
+  printf("%s %s %lld/%lld\n", bad ? "FAIL" : "PASS", name, bad, total);
+  if (bad) ++failures;
+}
+__device__ inline unsigned int lcg(unsigned long long i, unsigned int salt) {
+  unsigned long long x = (i + 1) * 6364136223846793005ULL + salt * 1442695040888963407ULL;
+  x ^= x >> 29; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 32;
+  return (unsigned int)x;
+}
+__device__ inline unsigned int edge(unsigned long long i, unsigned int salt) {
+  const unsigned int e[] = {0u, 1u, 0x7f7f7f7fu, 0x80808080u, 0xffffffffu, 0x7fff7fffu, 0x80008000u, 0x00ff00ffu};
+  return i < 64 ? e[(i >> (salt & 1 ? 3 : 0)) & 7] : lcg(i, salt);
+}
+#define N_PAIRS (1u << 20)
+"""
+
+
+def helper_code(shim: Shim, target: str) -> str:
+    """The helper's definition without its guard, each defined function renamed shim_<name>."""
+    text = definition(shim, target).decode()
+    body = [ln for ln in text.splitlines() if not ln.startswith(("#if", "#define HIPIFY", "#endif", "//"))]
+    code = "\n".join(body)
+    name = shim.function
+    return re.sub(rf"(?<![\w$]){re.escape(name)}(?=\s*\()", f"shim_{name}", code, count=0)
+
+
+def _binary_check(name: str, argtype: str, arity: int) -> str:
+    args = ", ".join(f"({argtype})edge(i, {k})" for k in range(arity))
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  if (shim_{name}({args}) != {name}({args})) atomicAdd(bad, 1ULL);
+}}"""
+
+
+def _dp_check(name: str) -> str:
+    third = "(int)edge(i, 2)"
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  int a = (int)edge(i, 0), b = (int)edge(i, 1), c = {third};
+  unsigned int ua = edge(i, 3), ub = edge(i, 4), uc = edge(i, 5);
+  if (shim_{name}(a, b, c) != {name}(a, b, c)) atomicAdd(bad, 1ULL);
+  if (shim_{name}(ua, ub, uc) != {name}(ua, ub, uc)) atomicAdd(bad, 1ULL);
+}}"""
+
+
+def _bf16_int_check(name: str) -> str:
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= 65536u) return;
+  unsigned short bits = (unsigned short)i;
+  __nv_bfloat16 v; memcpy(&v, &bits, 2);
+  long long s = (long long)shim_{name}(v), c = (long long){name}(v);
+  if (s != c && atomicAdd(bad, 1ULL) == 0) printf("  first: bits 0x%04x shim %lld cuda %lld\\n", bits, s, c);
+}}"""
+
+
+def _float2bf162_check(name: str) -> str:
+    two = name.startswith("__floats")
+    args = "a, b" if two else "a"
+    return f"""
+__device__ inline bool same_bf16(__nv_bfloat16 x, __nv_bfloat16 y) {{
+  unsigned short p, q; memcpy(&p, &x, 2); memcpy(&q, &y, 2);
+  bool nx = (p & 0x7f80) == 0x7f80 && (p & 0x7f), ny = (q & 0x7f80) == 0x7f80 && (q & 0x7f);
+  return (nx && ny) || p == q;
+}}
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  unsigned int ba = edge(i, 6), bb = edge(i, 7);
+  float a, b; memcpy(&a, &ba, 4); memcpy(&b, &bb, 4);
+  (void)b;
+  __nv_bfloat162 s = shim_{name}({args}), c = {name}({args});
+  if (!same_bf16(s.x, c.x) || !same_bf16(s.y, c.y)) atomicAdd(bad, 1ULL);
+}}"""
+
+
+ATOMICS = r"""
+#define A_THREADS 8192
+template <class T, class Add, class Native>
+__global__ void k_atomic(T* shim_cells, T* native_cells, T* shim_old, T* native_old, int cells, T v, Add add, Native nat) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= A_THREADS) return;
+  shim_old[i] = add(shim_cells + i % cells, v);
+  native_old[i] = nat(native_cells + i % cells, v);
+}
+struct AddHalf2 { __device__ __half2 operator()(__half2* p, __half2 v) const { return shim_atomicAdd(p, v); } };
+struct NatHalf2 { __device__ __half2 operator()(__half2* p, __half2 v) const { return atomicAdd(p, v); } };
+struct AddHalf { __device__ __half operator()(__half* p, __half v) const { return shim_atomicAdd(p, v); } };
+struct NatHalf { __device__ __half operator()(__half* p, __half v) const { return atomicAdd(p, v); } };
+struct AddBf162 { __device__ __nv_bfloat162 operator()(__nv_bfloat162* p, __nv_bfloat162 v) const { return shim_atomicAdd(p, v); } };
+struct NatBf162 { __device__ __nv_bfloat162 operator()(__nv_bfloat162* p, __nv_bfloat162 v) const { return atomicAdd(p, v); } };
+struct AddBf16 { __device__ __nv_bfloat16 operator()(__nv_bfloat16* p, __nv_bfloat16 v) const { return shim_atomicAdd(p, v); } };
+struct NatBf16 { __device__ __nv_bfloat16 operator()(__nv_bfloat16* p, __nv_bfloat16 v) const { return atomicAdd(p, v); } };
+template <class T>
+static unsigned long long bits_of(const T& x) { unsigned long long b = 0; memcpy(&b, &x, sizeof x); return b; }
+#include <algorithm>
+#include <vector>
+template <class T, class Add, class Nat>
+static void run_atomic(const char* name, int cells, T v) {
+  T *sc, *nc, *so, *no;
+  cudaMallocManaged(&sc, cells * sizeof(T)); cudaMallocManaged(&nc, cells * sizeof(T));
+  cudaMallocManaged(&so, A_THREADS * sizeof(T)); cudaMallocManaged(&no, A_THREADS * sizeof(T));
+  memset(sc, 0, cells * sizeof(T)); memset(nc, 0, cells * sizeof(T));
+  k_atomic<<<A_THREADS / 256, 256>>>(sc, nc, so, no, cells, v, Add(), Nat());
+  cudaError_t e = cudaDeviceSynchronize();
+  long long bad = e != cudaSuccess;
+  for (int c = 0; c < cells; ++c) bad += bits_of(sc[c]) != bits_of(nc[c]);
+  for (int c = 0; c < cells; ++c) {
+    std::vector<unsigned long long> a, b;
+    for (int i = c; i < A_THREADS; i += cells) { a.push_back(bits_of(so[i])); b.push_back(bits_of(no[i])); }
+    std::sort(a.begin(), a.end()); std::sort(b.begin(), b.end());
+    bad += a != b;
+  }
+  report(name, bad, cells * 2);
+  cudaFree(sc); cudaFree(nc); cudaFree(so); cudaFree(no);
+}
+"""
+
+ATOMIC_MAIN = r"""
+  // sums stay exact: half integers to 2048, bf16 integers to 256; cells are 16-bit neighbours in one word
+  run_atomic<__half2, AddHalf2, NatHalf2>("atomicAdd(__half2*)", 16, __halves2half2(__float2half(1.0f), __float2half(0.5f)));
+  run_atomic<__half, AddHalf, NatHalf>("atomicAdd(__half*)", 8, __float2half(1.0f));
+  run_atomic<__nv_bfloat162, AddBf162, NatBf162>("atomicAdd(__nv_bfloat162*)", 64, __halves2bfloat162(__float2bfloat16(1.0f), __float2bfloat16(0.5f)));
+  run_atomic<__nv_bfloat16, AddBf16, NatBf16>("atomicAdd(__nv_bfloat16*)", 64, __float2bfloat16(1.0f));
+"""
+
+
+def program(target: str) -> str:
+    shims = shims_for(target)
+    parts, launches, skipped = [PRELUDE], [], []
+    atomics = False
+    for name in sorted(shims):
+        shim = shims[name]
+        if shim.function in SKIP or name in SKIP:
+            skipped.append(f'  printf("SKIP {name}: {SKIP.get(shim.function) or SKIP[name]}\\n");')
+            continue
+        if shim.name.startswith("hip"):
+            continue
+        if shim.overload is not None and shim.overload.call == "atomicAdd":
+            parts.append(helper_code(shim, target))
+            atomics = True
+            continue
+        parts.append(helper_code(shim, target))
+        fn = shim.function
+        if re.fullmatch(r"__v\w+", fn):
+            unary = re.search(rf"{re.escape('shim_' + fn)}\(unsigned int a\)", parts[-1]) is not None
+            parts.append(_binary_check(fn, "unsigned int", 1 if unary else 2))
+            grid = "(N_PAIRS + 255) / 256"
+        elif fn.startswith("__dp"):
+            parts.append(_dp_check(fn))
+            grid = "(N_PAIRS + 255) / 256"
+        elif fn.startswith("__bfloat162"):
+            parts.append(_bf16_int_check(fn))
+            grid = "65536 / 256"
+        elif fn in ("__float2bfloat162_rn", "__floats2bfloat162_rn"):
+            parts.append(
+                _float2bf162_check(fn)
+                .replace("__device__ inline bool same_bf16", f"__device__ inline bool same_bf16_{fn}")
+                .replace("same_bf16(", f"same_bf16_{fn}(")
+            )
+            grid = "(N_PAIRS + 255) / 256"
+        else:
+            skipped.append(f'  printf("SKIP {name}: no comparison written\\n");')
+            continue
+        total = (
+            "65536"
+            if fn.startswith("__bfloat162")
+            else ("2LL * N_PAIRS" if fn.startswith("__dp") else "N_PAIRS")
+        )
+        launches.append(
+            f"  {{ cudaMemset(bad, 0, 8); k_{fn}<<<{grid}, 256>>>(bad); cudaError_t e = cudaDeviceSynchronize();"
+            f' report("{fn}", e != cudaSuccess ? -1 : (long long)*bad, {total}); }}'
+        )
+    if atomics:
+        parts.append(ATOMICS)
+    main = ["int main() {", "  unsigned long long* bad; cudaMallocManaged(&bad, 8);", *launches]
+    if atomics:
+        main.append(ATOMIC_MAIN)
+    main += [*skipped, '  printf("%d failing\\n", failures);', "  return failures != 0;", "}"]
+    return "\n".join(parts) + "\n" + "\n".join(main) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("-o", "--out", type=Path, required=True)
+    parser.add_argument("--hip-version", default="7.2", help="the target whose helpers are checked")
+    args = parser.parse_args(argv)
+    args.out.write_text(program(args.hip_version))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
