@@ -10,13 +10,17 @@ from hipify_py.buildfiles.cmake_syntax import Arg, Cmd, inner, quote_arg
 from hipify_py.buildfiles.common import (
     INFO,
     RESIDUE,
+    RULE_HOST,
     RULE_NOT_UNDERSTOOD,
     RULE_NVCC_FLAG,
     WARN,
     BuildOptions,
     Note,
     Renames,
+    arch_note,
     leftover_note,
+    raised_std,
+    std_note,
 )
 from hipify_py.buildfiles.libraries import (
     CMAKE_IDENTS,
@@ -30,13 +34,14 @@ from hipify_py.util.lazyre import lazy
 
 _CM_GENERIC = lazy(
     r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+)?"
-    r"|COMPILER_LAUNCHER|COMPILER|ARCHITECTURES)(?![A-Za-z0-9_]))"
+    r"|COMPILER_LAUNCHER|COMPILER_LOADED|COMPILER_VERSION|COMPILER|ARCHITECTURES)(?![A-Za-z0-9_]))"
     r"|(?P<prop>(?<![A-Za-z0-9_])CUDA_(?:ARCHITECTURES|STANDARD_REQUIRED|STANDARD|EXTENSIONS)(?![A-Za-z0-9_]))"
     r"|(?P<ref>\$\{(?P<refname>" + "|".join(FINDCUDA_LIB_VARS) + r")\})"
     r"|(?P<ident>(?<![A-Za-z0-9_])(?:" + "|".join(CMAKE_IDENTS) + r")(?![A-Za-z0-9_]))"
     r"|(?P<tgt>(?<![A-Za-z0-9_:])CUDA::(?P<tname>[A-Za-z0-9_]+))"
     r"|(?P<lang>\$<(?:COMPILE|LINK)_LANG(?P<andid>_AND_ID)?(?:UAGE)?:)(?P<langs>[^>]*)"
-    r"|(?P<feat>(?<![A-Za-z0-9_])cuda_std_(?P<std>\d+)(?![A-Za-z0-9_]))"
+    r"|(?P<feat>(?<![A-Za-z0-9_])(?P<flang>cuda|cxx|hip)_std_(?P<std>\d+)(?![A-Za-z0-9_]))"
+    r"|(?P<stdflag>(?<![\w-])-std=(?P<dialect>c|gnu)\+\+(?P<year>\w\w)(?![\w+]))"
 )
 
 
@@ -77,6 +82,9 @@ _FINDCUDA_SETTINGS = frozenset(
         "CMAKE_CUDA_RUNTIME_LIBRARY",
     }
 )
+
+
+_RUNTIME_FLAGS = frozenset({"-lcudart", "-lcudart_static", "-lcuda"})
 
 
 _RDC_COMPILE = "$<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc>"
@@ -141,7 +149,18 @@ def cmake_generic(arg: Arg, facts: CMakeFacts) -> tuple[str, list[Note]]:
             if m.group("andid"):
                 langs = langs.replace("NVIDIA", "Clang")
             return m.group("lang") + langs
-        return f"hip_std_{m.group('std')}"
+        if m.group("stdflag"):
+            new = raised_std(m.group("year"), facts.opts)
+            if new is None:
+                return m.group(0)
+            notes.append(std_note(at, end, m.group(0), facts.opts))
+            return f"-std={m.group('dialect')}++{new}"
+        std = m.group("std")
+        new = raised_std(std, facts.opts)
+        if new is not None:
+            notes.append(std_note(at, end, m.group(0), facts.opts))
+        lang = "hip" if m.group("flang") == "cuda" else m.group("flang")
+        return f"{lang}_std_{new or std}"
 
     off, value = inner(arg)
     new_value = _CM_GENERIC.sub(sub, value)
@@ -200,6 +219,25 @@ def _set_arch_values(cmd: Cmd, first: int, last: int, plan: _Plan, opts: BuildOp
         return
     plan.args[first] = new
     plan.args.update({k: None for k in range(first + 1, last)})
+    plan.notes.append(arch_note(values[0].start, values[-1].end, opts))
+
+
+_STD_VARS = frozenset({"CMAKE_CXX_STANDARD", "CMAKE_CUDA_STANDARD", "CMAKE_HIP_STANDARD"})
+
+
+_STD_PROPS = frozenset({"CXX_STANDARD", "CUDA_STANDARD", "HIP_STANDARD"})
+
+
+def _raise_std_value(cmd: Cmd, k: int, plan: _Plan, opts: BuildOptions) -> None:
+    """A standard number (14) lower than the target's ROCm libraries accept -> theirs."""
+    if k >= len(cmd.args):
+        return
+    arg = cmd.args[k]
+    off, value = inner(arg)
+    new = raised_std(value, opts) if value.isdigit() else None
+    if new is not None:
+        plan.args[k] = arg.text[:off] + new + arg.text[off + len(value) :]
+        plan.notes.append(std_note(arg.start, arg.end, f"C++{value}", opts))
 
 
 def _decompose(text: str) -> tuple[str, str, str, str]:
@@ -248,10 +286,13 @@ def _cmake_flags(cmd: Cmd, idxs: Sequence[int], plan: _Plan, facts: CMakeFacts) 
         layout[k] = (pre, body, suf, sep)
         parts.extend((k, len(pre) + m.start(), m.group(0)) for m in re.finditer(r"[^\s;]+", body))
     new, flag_notes = translate_flags([p for _, _, p in parts], facts.opts, True)
+    for j, (_, _, piece) in enumerate(parts):
+        if piece in _RUNTIME_FLAGS:
+            new[j] = ()  # why: CMake's HIP language (hip::host) links amdhip64 itself
     for fn in flag_notes:
         k, off, piece = parts[fn.index]
         at = cmd.args[k].start + off
-        plan.notes.append(Note(at, at + len(piece), RULE_NVCC_FLAG, fn.severity, fn.message, fn.hint))
+        plan.notes.append(Note(at, at + len(piece), fn.rule, fn.severity, fn.message, fn.hint))
     left: list[str] = []
     for k, (pre, body, suf, sep) in layout.items():
         mine = [j for j, part in enumerate(parts) if part[0] == k]
@@ -311,6 +352,8 @@ def _plan_set(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> No
         )  # CACHE <type> "<doc>": the doc is prose
     if var == "CMAKE_CUDA_ARCHITECTURES":
         _set_arch_values(cmd, 1, stop, plan, facts.opts)
+    elif var in _STD_VARS and stop == 2:
+        _raise_std_value(cmd, 1, plan, facts.opts)
     elif var.startswith("CMAKE_CUDA_FLAGS"):
         left = _cmake_flags(cmd, range(1, stop), plan, facts)
         if all(re.fullmatch(r"\$\{CMAKE_(?:CUDA|HIP)_FLAGS\w*\}", f) for f in left):
@@ -387,6 +430,8 @@ def _plan_properties(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
             name = texts[k]
             if name == "CUDA_ARCHITECTURES":
                 _set_arch_values(cmd, k + 1, k + 2, plan, facts.opts)
+            elif name in _STD_PROPS:
+                _raise_std_value(cmd, k + 1, plan, facts.opts)
             elif name in (
                 "CUDA_SEPARABLE_COMPILATION",
                 "CUDA_RESOLVE_DEVICE_SYMBOLS",
@@ -405,6 +450,8 @@ def _plan_properties(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
         name = texts[p + 1] if p + 1 < len(texts) else ""
         if name == "CUDA_ARCHITECTURES":
             _set_arch_values(cmd, p + 2, len(texts), plan, facts.opts)
+        elif name in _STD_PROPS and p + 3 == len(texts):
+            _raise_std_value(cmd, p + 2, plan, facts.opts)
         elif name in ("CUDA_SEPARABLE_COMPILATION", "CUDA_RESOLVE_DEVICE_SYMBOLS", "CUDA_RUNTIME_LIBRARY"):
             _property_note(cmd.args[p + 1], name, plan)
             on = name == "CUDA_SEPARABLE_COMPILATION" and _is_on(
@@ -442,6 +489,10 @@ def _plan_cuda_add(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) 
             genex = f'"$<$<COMPILE_LANGUAGE:HIP>:{";".join(left)}>"'
             plan.after.insert(before, f"target_compile_options({texts[0]} PRIVATE {genex})")
     _source_commands(cmd, facts, covered, plan)
+    if texts:
+        # FindCUDA linked ${CUDA_LIBRARIES} and gave every source the toolkit's includes; hip::host
+        # does both for the target's C++ sources (plain signature, as FindCUDA's own call)
+        plan.after.append(f"target_link_libraries({texts[0]} hip::host)")
 
 
 def _plan_glob(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> None:
@@ -559,6 +610,18 @@ def plan_command(cmd: Cmd, facts: CMakeFacts, covered: set[str], state: dict[str
         _plan_properties(cmd, facts, plan)
     elif key == "file":
         _plan_glob(cmd, facts, covered, plan)
+    elif "required" in key and texts[:1] == ["CMAKE_CUDA_COMPILER"]:
+        plan.whole = ""
+        plan.notes.append(
+            Note(
+                cmd.start,
+                cmd.rparen + 1,
+                RULE_HOST,
+                INFO,
+                f"{cmd.name}(CMAKE_CUDA_COMPILER ...) dropped: the HIP language needs no compiler path",
+                "CMake finds ROCm's clang++ itself; pass -DCMAKE_HIP_COMPILER=... if it does not",
+            )
+        )
     elif key.startswith("cuda_"):
         plan.handled_name = True
         plan.skip.update(range(len(cmd.args)))

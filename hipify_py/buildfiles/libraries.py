@@ -23,6 +23,8 @@ LIBS: Mapping[str, _Lib] = MappingProxyType(
         "cufft": _Lib("hip::hipfft", "roc::rocfft"),
         "cusparse": _Lib("roc::hipsparse", "roc::rocsparse"),
         "cusolver": _Lib("roc::hipsolver", "roc::rocsolver"),
+        # hipBLASLt has no roc* layer below it of its own API: both families link it
+        "cublasLt": _Lib("roc::hipblaslt", "roc::hipblaslt"),
     }
 )
 
@@ -60,6 +62,7 @@ FINDCUDA_LIB_VARS: Mapping[str, str] = MappingProxyType(
         "CUDA_cufft_LIBRARY": "cufft",
         "CUDA_cusparse_LIBRARY": "cusparse",
         "CUDA_cusolver_LIBRARY": "cusolver",
+        "CUDA_cublasLt_LIBRARY": "cublasLt",
     }
 )
 
@@ -83,7 +86,6 @@ CUDA_TARGET_NOTES: Mapping[str, str] = MappingProxyType(
         "nvtx3": "NVTX: link roctx64 from roctracer by hand (only range push/pop and marks map)",
         "nvml": "NVML: ROCm SMI (rocm_smi64) is a different API; port by hand",
         "cupti": "CUPTI: use roctracer/rocprofiler, a different API",
-        "cublasLt": "cuBLASLt: hipBLASLt is not part of this HIP release; port by hand",
         "nvrtc": "NVRTC: hiprtc has a similar API; link it by hand",
     }
 )
@@ -101,6 +103,7 @@ CUDA_PATH_VARS = (
     "CUDA_ROOT",
     "CUDA_DIR",
     "CUDADIR",
+    "CUDAPATH",
 )
 
 
