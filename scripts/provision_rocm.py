@@ -49,6 +49,10 @@ PACKAGES = (
     "librocprim-dev",
     "librocrand-dev",
     "librocsparse-dev",
+    # a converted project's own build (benchmarks/build_projects.py, tests/test_buildfiles.py)
+    "cmake",
+    "make",
+    "g++",
 )
 
 
