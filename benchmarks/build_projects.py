@@ -40,6 +40,7 @@ class Target(NamedTuple):
     build: tuple[str, ...]  # the documented CUDA build, run after conversion (configure first for CMake)
     reference: tuple[str, ...] = ()  # the authors' HIP build of the unconverted tree, if they keep one
     convert: str = "."  # what is converted (relative to the project root)
+    paths: tuple[str, ...] = ()  # what to take from the mirror (all when empty: some lack big blobs)
 
 
 def _cmake(extra: str = "") -> tuple[str, ...]:
@@ -62,6 +63,7 @@ PROJECTS: tuple[Target, ...] = (
         _cmake("-DMODEL=cuda -DCMAKE_CUDA_COMPILER=nvcc -DCUDA_ARCH=sm_70"),
         _cmake("-DMODEL=hip -DCMAKE_CXX_COMPILER=hipcc"),
         convert="src/cuda",
+        paths=("CMakeLists.txt", "cmake", "src"),
     ),
     Target("wilicc+gpu-burn", "gpu_burn", ".", ("make",)),
     Target("Bruce-Lee-LY+cuda_hgemm", "hgemm", ".", _cmake()),
@@ -139,7 +141,6 @@ def run_steps(release: str, mount: Path, cwd: Path, steps: tuple[str, ...], log:
     """configure/build: ok, fail or - (not reached); error: the first error line of the failing step."""
     env = {
         "HIP_PLATFORM": "amd",
-        "ROCM_PATH": "/usr",
         "CMAKE_TOOLCHAIN_FILE": str(cmake_toolchain(mount, release)),
     }
     result = {"configure": "-", "build": "-", "error": ""}
@@ -160,12 +161,14 @@ def run_steps(release: str, mount: Path, cwd: Path, steps: tuple[str, ...], log:
     return result
 
 
-def extract(mirrors: Path, project: str, dest: Path) -> None:
+def extract(mirrors: Path, project: str, dest: Path, paths: tuple[str, ...] = ()) -> None:
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     repo = mirrors / project / "repo"
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD"], capture_output=True, check=True)
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "HEAD", *paths], capture_output=True, check=True
+    )
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
 
 
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 label = f"{target.project}-{target.name.replace(' ', '_')}-{release}-{variant}"
                 tree = args.work / label
-                extract(args.mirrors, target.project, tree)
+                extract(args.mirrors, target.project, tree, target.paths)
                 if variant != "reference":
                     code = args.before_code if variant == "before" else ROOT
                     (args.work / f"{label}.convert.log").write_text(

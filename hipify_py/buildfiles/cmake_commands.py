@@ -33,7 +33,7 @@ from hipify_py.buildfiles.nvcc_flags import translate_flags
 from hipify_py.util.lazyre import lazy
 
 _CM_GENERIC = lazy(
-    r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+)?"
+    r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+|_(?=\$\{))?"
     r"|COMPILER_LAUNCHER|COMPILER_LOADED|COMPILER_VERSION|COMPILER|ARCHITECTURES)(?![A-Za-z0-9_]))"
     r"|(?P<prop>(?<![A-Za-z0-9_])CUDA_(?:ARCHITECTURES|STANDARD_REQUIRED|STANDARD|EXTENSIONS)(?![A-Za-z0-9_]))"
     r"|(?P<ref>\$\{(?P<refname>" + "|".join(FINDCUDA_LIB_VARS) + r")\})"
@@ -128,8 +128,10 @@ def cmake_generic(arg: Arg, facts: CMakeFacts) -> tuple[str, list[Note]]:
     """Renames valid in any data argument: variables, properties, targets, genexes, sources."""
     notes: list[Note] = []
 
+    off, value = inner(arg)
+
     def sub(m: re.Match[str]) -> str:
-        at, end = arg.start + m.start(), arg.start + m.end()
+        at, end = arg.start + off + m.start(), arg.start + off + m.end()
         if m.group("cvar") or m.group("prop"):
             return m.group(0).replace("CUDA", "HIP", 1)
         if m.group("ref"):
@@ -162,7 +164,6 @@ def cmake_generic(arg: Arg, facts: CMakeFacts) -> tuple[str, list[Note]]:
         lang = "hip" if m.group("flang") == "cuda" else m.group("flang")
         return f"{lang}_std_{new or std}"
 
-    off, value = inner(arg)
     new_value = _CM_GENERIC.sub(sub, value)
     if arg.kind != "b":
         items = new_value.split(";")

@@ -223,15 +223,19 @@ def _arch_assignment(line: _MakeLine, assign: re.Match[str], opts: BuildOptions)
     return edit(values[0].start, values[-1].end, " ".join(opts.offload_arch)), note
 
 
-def _swallow_references(words: Sequence[_Piece], new: dict[int, tuple[str, ...]]) -> None:
+def _swallow_references(text: str, words: list[_Piece], new: dict[int, tuple[str, ...]]) -> None:
     """A replaced word that opens a reference the next words close (`-arch=compute_$(subst .,,$(X))`
-    splits at the blank) takes those words with it."""
+    splits at the blank) takes those words with it, up to the closing parenthesis."""
     for k in sorted(new):
         depth = _open_refs(words[k].text)
         j = k + 1
         while depth > 0 and j < len(words) and j not in new:
             new[j] = ()
             depth += _open_refs(words[j].text)
+            end = words[j].end
+            while depth > 0 and end < len(text) and text[end] in ")}":
+                end, depth = end + 1, depth - 1  # the word left its unbalanced closers out
+            words[j] = _Piece(words[j].start, end, text[words[j].start : end])
             j += 1
 
 
@@ -322,7 +326,7 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
         nvcc_ctx = _nvcc_context(line, assign)
         host_platform = _HIP_PLATFORM in (w.text for w in line.words)
         new, flag_notes = translate_flags([w.text for w in words], opts, nvcc_ctx)
-        _swallow_references(words, new)
+        _swallow_references(src.text, words, new)
         notes.extend(
             Note(words[fn.index].start, words[fn.index].end, fn.rule, fn.severity, fn.message, fn.hint)
             for fn in flag_notes
