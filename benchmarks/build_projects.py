@@ -76,6 +76,7 @@ PROJECTS: tuple[Target, ...] = (
 def chroot_command(release: str, mount: Path, cwd: Path, command: str, env: dict[str, str]) -> list[str]:
     """Run `command` with sh in the release's chroot, in `cwd`, with `mount` at the same place."""
     root = TOOLCHAINS / f"rocm-{release}"
+    env = {"TMPDIR": "/tmp", **env}  # why: the caller's TMPDIR may not be mounted in the chroot
     exports = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     inner = f'cd "{cwd}" && export {exports} && {command}' if exports else f'cd "{cwd}" && {command}'
     script = (

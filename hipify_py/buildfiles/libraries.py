@@ -107,4 +107,6 @@ CUDA_PATH_VARS = (
 )
 
 
-ROCM_DEFAULT = "/opt/rocm"
+# AMD's packages install under /opt/rocm; Debian's and Ubuntu's under /usr. Make picks the one present
+# (setting ROCM_PATH=/usr in the environment instead misleads Debian's hipcc, which reads it).
+ROCM_DEFAULT = "$(if $(wildcard /opt/rocm),/opt/rocm,/usr)"

@@ -373,7 +373,7 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
                 RULE_NVCC_FLAG,
                 INFO,
                 f"CUDA toolkit paths replaced by $(ROCM_PATH); added `ROCM_PATH ?= {ROCM_DEFAULT}`",
-                "override it with `make ROCM_PATH=...` (Debian/Ubuntu packages: ROCM_PATH=/usr)",
+                "override it with `make ROCM_PATH=...`",
             )
         )
     return finish(src, edits, notes)
