@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hipify_py.buildfiles.cmake_commands import CMakeFacts, cmake_generic, cmake_residue, plan_command
+from hipify_py.buildfiles.cmake_args import CMakeFacts, cmake_generic, cmake_residue
+from hipify_py.buildfiles.cmake_commands import plan_command
 from hipify_py.buildfiles.cmake_syntax import Cmd, cmake_parse
 from hipify_py.buildfiles.common import (
     RESIDUE,
