@@ -52,6 +52,9 @@ class CMakeFacts:
     packages: tuple[str, ...]  # hip library packages the file's targets need, in first-use order
     found: frozenset[str]  # packages the file already finds (lower case)
     user_names: frozenset[str]  # the user's own variables and targets: not reported when CUDA-ish
+    # targets whose links already bring the HIP runtime's host side (CUDA::cudart, ${CUDA_LIBRARIES}, ...)
+    host_linked: frozenset[str] = frozenset()
+    keyword_links: frozenset[str] = frozenset()  # targets linked with PRIVATE/PUBLIC/INTERFACE
 
 
 def cmake_generic(arg: Arg, facts: CMakeFacts) -> tuple[str, list[Note]]:

@@ -248,6 +248,34 @@ def _source_commands(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan
         plan.after.append(
             f"set_source_files_properties({' '.join(map(quote_arg, need))} PROPERTIES LANGUAGE HIP)"
         )
+    if need and cmd.key in ("add_executable", "add_library"):
+        _link_host(cmd, facts, plan)
+
+
+_HOST_SOURCE = lazy(r".+\.(?:cpp|cc|cxx|c\+\+|C)")
+
+
+def _link_host(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
+    """A target with .cu and C++ sources: its C++ files include the HIP runtime, which the C++
+    compiler reads only with hip::host's platform define and include path (nvcc's CMake language
+    gave the whole target the CUDA runtime)."""
+    texts = cmd.texts()
+    if not texts or texts[0] in facts.host_linked or set(texts[1:2]) & {"ALIAS", "IMPORTED", "INTERFACE"}:
+        return
+    items = [i for t in texts[1:] for i in t.strip('"').split(";")]
+    if not any(_HOST_SOURCE.fullmatch(i) for i in items):
+        return
+    scope = " PRIVATE" if texts[0] in facts.keyword_links else ""
+    plan.after.append(f"target_link_libraries({texts[0]}{scope} hip::host)")
+    plan.notes.append(
+        Note(
+            cmd.start,
+            cmd.name_end,
+            RULE_HOST,
+            INFO,
+            f"{texts[0]} links hip::host: its C++ sources include the HIP runtime, read by the C++ compiler",
+        )
+    )
 
 
 def _plan_set(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> None:
