@@ -60,7 +60,6 @@ PROJECTS: tuple[Target, ...] = (
         ".",
         _cmake("-DMODEL=cuda -DCMAKE_CUDA_COMPILER=nvcc -DCUDA_ARCH=sm_70"),
         _cmake("-DMODEL=hip -DCMAKE_CXX_COMPILER=hipcc"),
-        convert="src/cuda",
     ),
     Target(
         "UoB-HPC+miniBUDE",
@@ -68,7 +67,6 @@ PROJECTS: tuple[Target, ...] = (
         ".",
         _cmake("-DMODEL=cuda -DCMAKE_CUDA_COMPILER=nvcc -DCUDA_ARCH=sm_70"),
         _cmake("-DMODEL=hip -DCMAKE_CXX_COMPILER=hipcc"),
-        convert="src/cuda",
         paths=("CMakeLists.txt", "cmake", "src"),
     ),
     Target("wilicc+gpu-burn", "gpu_burn", ".", ("make",)),
