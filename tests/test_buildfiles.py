@@ -79,7 +79,8 @@ def test_diagnostic_positions_are_consistent(case: Path) -> None:
         line_end = source.find(b"\n", d.start)
         line = source[line_start : len(source) if line_end < 0 else line_end].rstrip(b"\r")
         assert d.source_line == line.decode()
-        assert d.rule in ("HIP401", "HIP402", "HIP404", "HIP405", "HIP406") and d.severity in (Severity.INFO, Severity.WARNING)
+        assert d.rule in ("HIP401", "HIP402", "HIP404", "HIP405", "HIP406")
+        assert d.severity in (Severity.INFO, Severity.WARNING)
 
 
 # --- targeted checks ------------------------------------------------------------------------------
