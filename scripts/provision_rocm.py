@@ -52,6 +52,10 @@ PACKAGES = (
     # NVML -> ROCm SMI and NVTX -> roctx targets (hipify-py's vendor-libs tables are probed from them)
     "librocm-smi-dev",
     "libroctx-dev",
+    # a converted project's own build (benchmarks/build_projects.py, tests/test_buildfiles.py)
+    "cmake",
+    "make",
+    "g++",
 )
 
 

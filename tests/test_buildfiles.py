@@ -79,7 +79,8 @@ def test_diagnostic_positions_are_consistent(case: Path) -> None:
         line_end = source.find(b"\n", d.start)
         line = source[line_start : len(source) if line_end < 0 else line_end].rstrip(b"\r")
         assert d.source_line == line.decode()
-        assert d.rule in ("HIP401", "HIP402") and d.severity in (Severity.INFO, Severity.WARNING)
+        assert d.rule in ("HIP401", "HIP402", "HIP404", "HIP405", "HIP406")
+        assert d.severity in (Severity.INFO, Severity.WARNING)
 
 
 # --- targeted checks ------------------------------------------------------------------------------
@@ -126,7 +127,8 @@ def test_cmake_quoted_flag_list_is_rewritten() -> None:
     flags = b"--offload-arch=gfx90a --offload-arch=gfx942 -ffast-math"
     assert out == b'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} ' + flags + b'")\n'
     assert [(d.rule, d.severity, src[d.start : d.end]) for d in diags] == [
-        ("HIP402", Severity.INFO, b"--use_fast_math")
+        ("HIP404", Severity.INFO, b"-arch=sm_80"),
+        ("HIP402", Severity.INFO, b"--use_fast_math"),
     ]
 
 
@@ -157,7 +159,7 @@ def test_make_gencode_collapses_and_does_not_duplicate() -> None:
         b"F = -gencode arch=compute_70,code=sm_70 -gencode=arch=compute_80,code=sm_80 --offload-arch=gfx90a\n"
     )
     out, diags = translate_makefile(src, BuildOptions())
-    assert out == b"F = --offload-arch=gfx90a\n" and diags == []
+    assert out == b"F = --offload-arch=gfx90a\n" and [d.rule for d in diags] == ["HIP404"]
 
 
 def test_make_recipe_comment_untouched() -> None:

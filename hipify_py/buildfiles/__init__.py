@@ -15,8 +15,10 @@ is data (a list of sources, flags, variable names) and is rewritten like an unqu
 its meaning requires it (e.g. set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -lineinfo")).
 
 Modules: common (options, rule ids, source view, edits, renames), libraries (the library table),
-nvcc_flags (nvcc -> hipcc), makefile, cmake_syntax (the CMake parser), cmake_commands (per-command
-plans), cmake (translate_cmake). Public entry points are re-exported here.
+nvcc_flags (nvcc -> hipcc), makefile, cmake_syntax (the CMake parser), cmake_args (rewrites of any
+argument), cmake_commands (per-command plans), cmake (translate_cmake). Public entry points are
+re-exported here. HIP404-HIP406 (info) say which AMD targets were written and why, a C++ standard
+raised, and host-side HIP settings.
 """
 
 from hipify_py.buildfiles.cmake import translate_cmake

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hipify_py.buildfiles.cmake_commands import CMakeFacts, cmake_generic, cmake_residue, plan_command
+from hipify_py.buildfiles.cmake_args import CMakeFacts, cmake_generic, cmake_residue
+from hipify_py.buildfiles.cmake_commands import plan_command
 from hipify_py.buildfiles.cmake_syntax import Cmd, cmake_parse
 from hipify_py.buildfiles.common import (
     RESIDUE,
@@ -34,6 +35,13 @@ _CUDA_OWNED = lazy(
 )
 
 
+# links that bring the HIP runtime's host side once converted
+_HOST_LINK = lazy(r"CUDA::(?:cudart|cuda_driver)\b|\$\{CUDA_LIBRARIES\}|^cudart|^hip::host$|^hip::device$")
+
+
+_LINK_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
+
+
 def _cmake_facts(cmds: Sequence[Cmd], opts: BuildOptions) -> tuple[CMakeFacts, set[str], list[Note]]:
     """What the whole file tells: enabled languages, needed library packages, covered sources."""
     hip_enabled = False
@@ -42,6 +50,8 @@ def _cmake_facts(cmds: Sequence[Cmd], opts: BuildOptions) -> tuple[CMakeFacts, s
     user: set[str] = set()
     covered: set[str] = set()
     has_find_cuda = False
+    host_linked: set[str] = set()
+    keyword_links: set[str] = set()
     for cmd in cmds:
         key, texts = cmd.key, cmd.texts()
         if key in ("project", "enable_language") and (
@@ -80,6 +90,11 @@ def _cmake_facts(cmds: Sequence[Cmd], opts: BuildOptions) -> tuple[CMakeFacts, s
             lib = lib_key(name)
             if lib in LIBS:
                 packages.setdefault(lib_target(lib, opts).split("::")[1], (start, end))
+        if key == "target_link_libraries" and len(texts) > 1:
+            if set(texts[1:]) & _LINK_KEYWORDS:
+                keyword_links.add(texts[0])
+            if any(_HOST_LINK.search(t) for t in texts[1:]):
+                host_linked.add(texts[0])
         if key == "set_source_files_properties" or (key == "set_property" and texts[:1] == ["SOURCE"]):
             covered.update(_sources_with_language(cmd))
     notes = [
@@ -101,6 +116,8 @@ def _cmake_facts(cmds: Sequence[Cmd], opts: BuildOptions) -> tuple[CMakeFacts, s
         tuple(packages),
         frozenset(found),
         frozenset(user),
+        frozenset(host_linked),
+        frozenset(keyword_links),
     )
     return facts, covered, notes
 

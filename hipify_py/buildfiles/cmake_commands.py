@@ -6,42 +6,26 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from hipify_py.buildfiles.cmake_args import CMakeFacts, cmake_generic
 from hipify_py.buildfiles.cmake_syntax import Arg, Cmd, inner, quote_arg
 from hipify_py.buildfiles.common import (
     INFO,
-    RESIDUE,
+    RULE_HOST,
     RULE_NOT_UNDERSTOOD,
     RULE_NVCC_FLAG,
     WARN,
     BuildOptions,
     Note,
-    Renames,
-    leftover_note,
+    arch_note,
+    raised_std,
+    std_note,
 )
 from hipify_py.buildfiles.libraries import (
-    CMAKE_IDENTS,
-    CUDA_TARGET_NOTES,
-    FINDCUDA_LIB_VARS,
     lib_key,
     lib_target,
 )
 from hipify_py.buildfiles.nvcc_flags import translate_flags
 from hipify_py.util.lazyre import lazy
-
-_CM_GENERIC = lazy(
-    r"(?P<cvar>(?<![A-Za-z0-9_])CMAKE_CUDA_(?:STANDARD_REQUIRED|STANDARD|EXTENSIONS|FLAGS(?:_[A-Z]+)?"
-    r"|COMPILER_LAUNCHER|COMPILER|ARCHITECTURES)(?![A-Za-z0-9_]))"
-    r"|(?P<prop>(?<![A-Za-z0-9_])CUDA_(?:ARCHITECTURES|STANDARD_REQUIRED|STANDARD|EXTENSIONS)(?![A-Za-z0-9_]))"
-    r"|(?P<ref>\$\{(?P<refname>" + "|".join(FINDCUDA_LIB_VARS) + r")\})"
-    r"|(?P<ident>(?<![A-Za-z0-9_])(?:" + "|".join(CMAKE_IDENTS) + r")(?![A-Za-z0-9_]))"
-    r"|(?P<tgt>(?<![A-Za-z0-9_:])CUDA::(?P<tname>[A-Za-z0-9_]+))"
-    r"|(?P<lang>\$<(?:COMPILE|LINK)_LANG(?P<andid>_AND_ID)?(?:UAGE)?:)(?P<langs>[^>]*)"
-    r"|(?P<feat>(?<![A-Za-z0-9_])cuda_std_(?P<std>\d+)(?![A-Za-z0-9_]))"
-)
-
-
-_WORD_CUDA = lazy(r"(?<![A-Za-z0-9_])CUDA(?![A-Za-z0-9_])")
-
 
 _ARCH_ITEM = lazy(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
 
@@ -79,6 +63,9 @@ _FINDCUDA_SETTINGS = frozenset(
 )
 
 
+_RUNTIME_FLAGS = frozenset({"-lcudart", "-lcudart_static", "-lcuda"})
+
+
 _RDC_COMPILE = "$<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc>"
 
 
@@ -93,16 +80,6 @@ _RDC_CMAKE_NOTE = (
 _RDC_CMAKE_HINT = "targets that link this code must be linked by the HIP compiler (clang++ with --hip-link)"
 
 
-@dataclass(frozen=True)
-class CMakeFacts:
-    opts: BuildOptions
-    renames: Renames
-    hip_enabled: bool  # project()/enable_language() already name CUDA or HIP
-    packages: tuple[str, ...]  # hip library packages the file's targets need, in first-use order
-    found: frozenset[str]  # packages the file already finds (lower case)
-    user_names: frozenset[str]  # the user's own variables and targets: not reported when CUDA-ish
-
-
 @dataclass
 class _Plan:
     """What to do with one command; a local builder, filled by one handler."""
@@ -114,56 +91,6 @@ class _Plan:
     notes: list[Note] = field(default_factory=list)
     skip: set[int] = field(default_factory=set)  # args left alone: no rewrite, no residue report
     handled_name: bool = False
-
-
-def cmake_generic(arg: Arg, facts: CMakeFacts) -> tuple[str, list[Note]]:
-    """Renames valid in any data argument: variables, properties, targets, genexes, sources."""
-    notes: list[Note] = []
-
-    def sub(m: re.Match[str]) -> str:
-        at, end = arg.start + m.start(), arg.start + m.end()
-        if m.group("cvar") or m.group("prop"):
-            return m.group(0).replace("CUDA", "HIP", 1)
-        if m.group("ref"):
-            return lib_target(FINDCUDA_LIB_VARS[m.group("refname")], facts.opts)
-        if m.group("ident"):
-            return CMAKE_IDENTS[m.group("ident")]
-        if m.group("tgt"):
-            key = lib_key(m.group("tname"))
-            if key is not None:
-                return lib_target(key, facts.opts)
-            name = m.group("tname")
-            msg = CUDA_TARGET_NOTES.get(name, f"CUDA::{name} has no HIP counterpart target")
-            notes.append(Note(at, end, RULE_NOT_UNDERSTOOD, WARN, msg, "link the ROCm library by hand"))
-            return m.group(0)
-        if m.group("lang"):
-            langs = _WORD_CUDA.sub("HIP", m.group("langs"))
-            if m.group("andid"):
-                langs = langs.replace("NVIDIA", "Clang")
-            return m.group("lang") + langs
-        return f"hip_std_{m.group('std')}"
-
-    off, value = inner(arg)
-    new_value = _CM_GENERIC.sub(sub, value)
-    if arg.kind != "b":
-        items = new_value.split(";")
-        renamed = [facts.renames.lookup(it) or it for it in items]
-        new_value = ";".join(renamed)
-    return arg.text[:off] + new_value + arg.text[off + len(value) :], notes
-
-
-def cmake_residue(arg: Arg, new_text: str, facts: CMakeFacts, known: Sequence[Note]) -> list[Note]:
-    notes = []
-    for m in RESIDUE.finditer(new_text):
-        tok = m.group(0)
-        at = arg.start + m.start()
-        if tok in facts.user_names or any(n.start <= at < n.end for n in known):
-            continue  # the user's own names; or already reported more precisely
-        start, end = (
-            (arg.start + m.start(), arg.start + m.end()) if new_text == arg.text else (arg.start, arg.end)
-        )
-        notes.append(leftover_note(start, end, tok))
-    return notes
 
 
 def _arch_value(arg: Arg, opts: BuildOptions) -> str | None:
@@ -200,6 +127,25 @@ def _set_arch_values(cmd: Cmd, first: int, last: int, plan: _Plan, opts: BuildOp
         return
     plan.args[first] = new
     plan.args.update({k: None for k in range(first + 1, last)})
+    plan.notes.append(arch_note(values[0].start, values[-1].end, opts))
+
+
+_STD_VARS = frozenset({"CMAKE_CXX_STANDARD", "CMAKE_CUDA_STANDARD", "CMAKE_HIP_STANDARD"})
+
+
+_STD_PROPS = frozenset({"CXX_STANDARD", "CUDA_STANDARD", "HIP_STANDARD"})
+
+
+def _raise_std_value(cmd: Cmd, k: int, plan: _Plan, opts: BuildOptions) -> None:
+    """A standard number (14) lower than the target's ROCm libraries accept -> theirs."""
+    if k >= len(cmd.args):
+        return
+    arg = cmd.args[k]
+    off, value = inner(arg)
+    new = raised_std(value, opts) if value.isdigit() else None
+    if new is not None:
+        plan.args[k] = arg.text[:off] + new + arg.text[off + len(value) :]
+        plan.notes.append(std_note(arg.start, arg.end, f"C++{value}", opts))
 
 
 def _decompose(text: str) -> tuple[str, str, str, str]:
@@ -248,10 +194,13 @@ def _cmake_flags(cmd: Cmd, idxs: Sequence[int], plan: _Plan, facts: CMakeFacts) 
         layout[k] = (pre, body, suf, sep)
         parts.extend((k, len(pre) + m.start(), m.group(0)) for m in re.finditer(r"[^\s;]+", body))
     new, flag_notes = translate_flags([p for _, _, p in parts], facts.opts, True)
+    for j, (_, _, piece) in enumerate(parts):
+        if piece in _RUNTIME_FLAGS:
+            new[j] = ()  # why: CMake's HIP language (hip::host) links amdhip64 itself
     for fn in flag_notes:
         k, off, piece = parts[fn.index]
         at = cmd.args[k].start + off
-        plan.notes.append(Note(at, at + len(piece), RULE_NVCC_FLAG, fn.severity, fn.message, fn.hint))
+        plan.notes.append(Note(at, at + len(piece), fn.rule, fn.severity, fn.message, fn.hint))
     left: list[str] = []
     for k, (pre, body, suf, sep) in layout.items():
         mine = [j for j, part in enumerate(parts) if part[0] == k]
@@ -299,6 +248,34 @@ def _source_commands(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan
         plan.after.append(
             f"set_source_files_properties({' '.join(map(quote_arg, need))} PROPERTIES LANGUAGE HIP)"
         )
+    if need and cmd.key in ("add_executable", "add_library"):
+        _link_host(cmd, facts, plan)
+
+
+_HOST_SOURCE = lazy(r".+\.(?:cpp|cc|cxx|c\+\+|C)")
+
+
+def _link_host(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
+    """A target with .cu and C++ sources: its C++ files include the HIP runtime, which the C++
+    compiler reads only with hip::host's platform define and include path (nvcc's CMake language
+    gave the whole target the CUDA runtime)."""
+    texts = cmd.texts()
+    if not texts or texts[0] in facts.host_linked or set(texts[1:2]) & {"ALIAS", "IMPORTED", "INTERFACE"}:
+        return
+    items = [i for t in texts[1:] for i in t.strip('"').split(";")]
+    if not any(_HOST_SOURCE.fullmatch(i) for i in items):
+        return
+    scope = " PRIVATE" if texts[0] in facts.keyword_links else ""
+    plan.after.append(f"target_link_libraries({texts[0]}{scope} hip::host)")
+    plan.notes.append(
+        Note(
+            cmd.start,
+            cmd.name_end,
+            RULE_HOST,
+            INFO,
+            f"{texts[0]} links hip::host: its C++ sources include the HIP runtime, read by the C++ compiler",
+        )
+    )
 
 
 def _plan_set(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> None:
@@ -311,6 +288,8 @@ def _plan_set(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> No
         )  # CACHE <type> "<doc>": the doc is prose
     if var == "CMAKE_CUDA_ARCHITECTURES":
         _set_arch_values(cmd, 1, stop, plan, facts.opts)
+    elif var in _STD_VARS and stop == 2:
+        _raise_std_value(cmd, 1, plan, facts.opts)
     elif var.startswith("CMAKE_CUDA_FLAGS"):
         left = _cmake_flags(cmd, range(1, stop), plan, facts)
         if all(re.fullmatch(r"\$\{CMAKE_(?:CUDA|HIP)_FLAGS\w*\}", f) for f in left):
@@ -387,6 +366,8 @@ def _plan_properties(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
             name = texts[k]
             if name == "CUDA_ARCHITECTURES":
                 _set_arch_values(cmd, k + 1, k + 2, plan, facts.opts)
+            elif name in _STD_PROPS:
+                _raise_std_value(cmd, k + 1, plan, facts.opts)
             elif name in (
                 "CUDA_SEPARABLE_COMPILATION",
                 "CUDA_RESOLVE_DEVICE_SYMBOLS",
@@ -405,6 +386,8 @@ def _plan_properties(cmd: Cmd, facts: CMakeFacts, plan: _Plan) -> None:
         name = texts[p + 1] if p + 1 < len(texts) else ""
         if name == "CUDA_ARCHITECTURES":
             _set_arch_values(cmd, p + 2, len(texts), plan, facts.opts)
+        elif name in _STD_PROPS and p + 3 == len(texts):
+            _raise_std_value(cmd, p + 2, plan, facts.opts)
         elif name in ("CUDA_SEPARABLE_COMPILATION", "CUDA_RESOLVE_DEVICE_SYMBOLS", "CUDA_RUNTIME_LIBRARY"):
             _property_note(cmd.args[p + 1], name, plan)
             on = name == "CUDA_SEPARABLE_COMPILATION" and _is_on(
@@ -442,6 +425,10 @@ def _plan_cuda_add(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) 
             genex = f'"$<$<COMPILE_LANGUAGE:HIP>:{";".join(left)}>"'
             plan.after.insert(before, f"target_compile_options({texts[0]} PRIVATE {genex})")
     _source_commands(cmd, facts, covered, plan)
+    if texts:
+        # FindCUDA linked ${CUDA_LIBRARIES} and gave every source the toolkit's includes; hip::host
+        # does both for the target's C++ sources (plain signature, as FindCUDA's own call)
+        plan.after.append(f"target_link_libraries({texts[0]} hip::host)")
 
 
 def _plan_glob(cmd: Cmd, facts: CMakeFacts, covered: set[str], plan: _Plan) -> None:
@@ -559,6 +546,18 @@ def plan_command(cmd: Cmd, facts: CMakeFacts, covered: set[str], state: dict[str
         _plan_properties(cmd, facts, plan)
     elif key == "file":
         _plan_glob(cmd, facts, covered, plan)
+    elif "required" in key and texts[:1] == ["CMAKE_CUDA_COMPILER"]:
+        plan.whole = ""
+        plan.notes.append(
+            Note(
+                cmd.start,
+                cmd.rparen + 1,
+                RULE_HOST,
+                INFO,
+                f"{cmd.name}(CMAKE_CUDA_COMPILER ...) dropped: the HIP language needs no compiler path",
+                "CMake finds ROCm's clang++ itself; pass -DCMAKE_HIP_COMPILER=... if it does not",
+            )
+        )
     elif key.startswith("cuda_"):
         plan.handled_name = True
         plan.skip.update(range(len(cmd.args)))

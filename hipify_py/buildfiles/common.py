@@ -21,20 +21,43 @@ RULE_NOT_UNDERSTOOD = "HIP401"
 RULE_NVCC_FLAG = "HIP402"
 
 
+RULE_ARCH = "HIP404"  # the AMD GPU targets written for CUDA architectures: which, and why
+
+
+RULE_STD = "HIP405"  # a C++ standard raised to what the target's ROCm library headers require
+
+
+RULE_HOST = "HIP406"  # host code given the HIP platform, or a CUDA-compiler requirement dropped
+
+
 WARN = Severity.WARNING
 
 
 INFO = Severity.INFO
 
 
+DEFAULT_ARCH = "gfx90a"  # MI200: a documented default, never a CUDA number
+
+
+DEFAULT_ARCH_REASON = (
+    f"the default ({DEFAULT_ARCH}): no --offload-arch given and no AMD GPU found on this machine"
+)
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     """How build files are translated: GPU targets, hip* or roc* libraries, renamed sources."""
 
-    offload_arch: tuple[str, ...] = ("gfx90a",)  # AMD targets replacing sm_XX / -gencode
+    offload_arch: tuple[str, ...] = (DEFAULT_ARCH,)  # AMD targets replacing sm_XX / -gencode
+    # why those targets (said once per build file that sets architectures, HIP404)
+    arch_reason: str = DEFAULT_ARCH_REASON
+    # the lowest C++ standard the target's ROCm library headers accept (0: no requirement known),
+    # and where that comes from (mappings/cxx-standard-<version>.yaml); lower standards are raised
+    min_cxx_std: int = 0
+    std_reason: str = ""
     hip_libraries: str = "hip"  # "hip": hipblas, hiprand, ...; "roc": rocblas, rocrand, ...
     # old -> new source file names, when the tree's files are renamed (e.g. kernel.cu -> kernel.hip)
-    rename_sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    rename_sources: Mapping[str, str] = field(default_factory=dict)  # why a dict: it is pickled to workers
 
     def __post_init__(self) -> None:
         if self.hip_libraries not in ("hip", "roc"):
@@ -124,8 +147,48 @@ def leftover_note(start: int, end: int, token: str) -> Note:
     )
 
 
+def arch_note(start: int, end: int, opts: BuildOptions) -> Note:
+    """Which AMD targets replace the CUDA architectures, and why (kept once per file by finish)."""
+    return Note(
+        start,
+        end,
+        RULE_ARCH,
+        INFO,
+        f"CUDA architectures replaced by AMD GPU target(s) {','.join(opts.offload_arch)}: {opts.arch_reason}",
+        "the AMD targets are yours to decide: convert again with --offload-arch gfxNNN[,gfxMMM] "
+        "(or the offload-arch config key)",
+    )
+
+
+_STD_YEARS = MappingProxyType(
+    {"98": 3, "03": 3, "0x": 11, "11": 11, "1y": 14, "14": 14, "1z": 17, "17": 17, "2a": 20, "20": 20}
+    | {"2b": 23, "23": 23, "2c": 26, "26": 26}
+)
+
+
+def raised_std(year: str, opts: BuildOptions) -> str | None:
+    """The standard to write instead of c++<year> (e.g. "17"), or None when <year> is enough."""
+    have = _STD_YEARS.get(year)
+    if have is None or not opts.min_cxx_std or have >= opts.min_cxx_std:
+        return None
+    return str(opts.min_cxx_std)
+
+
+def std_note(start: int, end: int, old: str, opts: BuildOptions) -> Note:
+    return Note(
+        start,
+        end,
+        RULE_STD,
+        INFO,
+        f"C++ standard raised from {old} to C++{opts.min_cxx_std}: {opts.std_reason}",
+        "C++17 removed a few things (register, dynamic exception specifications, std::auto_ptr)",
+    )
+
+
 def finish(src: Src, edits: Iterable[Edit], notes: Iterable[Note]) -> tuple[bytes, list[Diagnostic]]:
     ordered = sorted(set(notes), key=lambda n: (n.start, n.end, n.rule, n.message))
+    arch = [n for n in ordered if n.rule == RULE_ARCH]
+    ordered = [n for n in ordered if n.rule != RULE_ARCH or n is arch[0]]  # why: once per file
     return apply_edits(src.raw, edits), [src.diagnostic(n) for n in ordered]
 
 

@@ -25,6 +25,8 @@ LIBS: Mapping[str, _Lib] = MappingProxyType(
         "cusolver": _Lib("roc::hipsolver", "roc::rocsolver"),
         # RCCL keeps the NCCL API (librccl, find_package(rccl): roc::rccl in its rccl-targets.cmake)
         "nccl": _Lib("roc::rccl", "roc::rccl"),
+        # hipBLASLt has no roc* layer below it of its own API: both families link it
+        "cublasLt": _Lib("roc::hipblaslt", "roc::hipblaslt"),
     }
 )
 
@@ -62,6 +64,7 @@ FINDCUDA_LIB_VARS: Mapping[str, str] = MappingProxyType(
         "CUDA_cufft_LIBRARY": "cufft",
         "CUDA_cusparse_LIBRARY": "cusparse",
         "CUDA_cusolver_LIBRARY": "cusolver",
+        "CUDA_cublasLt_LIBRARY": "cublasLt",
     }
 )
 
@@ -85,7 +88,6 @@ CUDA_TARGET_NOTES: Mapping[str, str] = MappingProxyType(
         "nvtx3": "NVTX: link roctx64 from roctracer by hand (only range push/pop and marks map)",
         "nvml": "NVML -> ROCm SMI: find_package(rocm_smi), link its target rocm_smi64 by hand",
         "cupti": "CUPTI: use roctracer/rocprofiler, a different API",
-        "cublasLt": "cuBLASLt: hipBLASLt is not part of this HIP release; port by hand",
         "nvrtc": "NVRTC: hiprtc has a similar API; link it by hand",
     }
 )
@@ -103,7 +105,10 @@ CUDA_PATH_VARS = (
     "CUDA_ROOT",
     "CUDA_DIR",
     "CUDADIR",
+    "CUDAPATH",
 )
 
 
-ROCM_DEFAULT = "/opt/rocm"
+# AMD's packages install under /opt/rocm; Debian's and Ubuntu's under /usr. Make picks the one present
+# (setting ROCM_PATH=/usr in the environment instead misleads Debian's hipcc, which reads it).
+ROCM_DEFAULT = "$(if $(wildcard /opt/rocm),/opt/rocm,/usr)"

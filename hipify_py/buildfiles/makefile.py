@@ -9,6 +9,7 @@ from typing import NamedTuple
 from hipify_py.buildfiles.common import (
     INFO,
     RESIDUE,
+    RULE_HOST,
     RULE_NOT_UNDERSTOOD,
     RULE_NVCC_FLAG,
     WARN,
@@ -16,6 +17,7 @@ from hipify_py.buildfiles.common import (
     Note,
     Renames,
     Src,
+    arch_note,
     edit,
     finish,
     leftover_note,
@@ -173,6 +175,9 @@ def _make_word(word: _Piece, renames: Renames) -> _WordChange:
         if m.group("var"):
             used = True
             return "ROCM_PATH"
+        path = m.group("nvcc")
+        if _PLAIN_PREFIX.fullmatch(path[: -len("/nvcc")] or "/"):
+            return path[: -len("nvcc")] + "hipcc"  # /usr/bin/nvcc -> /usr/bin/hipcc (Debian's)
         return "hipcc"
 
     text = _MAKE_WORD.sub(sub, word.text)
@@ -190,6 +195,52 @@ def _make_word(word: _Piece, renames: Renames) -> _WordChange:
             )
         )
     return _WordChange(text, tuple(notes), used)
+
+
+_PLAIN_PREFIX = lazy(r"/(?:usr|opt)(?:/(?![\w.-]*cuda)[\w.+-]+)*/?")
+
+
+_HIP_INCLUDE = lazy(r"-I\$[({]ROCM_PATH[)}]/include/?")
+
+
+_HIP_PLATFORM = "-D__HIP_PLATFORM_AMD__"
+
+
+_ARCH_VAR = lazy(r"(?i)\w*(?:arch|sm|compute|gencode)\w*")
+
+
+_CUDA_ARCH_VALUE = lazy(r"(?:sm|compute)_\d+[a-z]?")
+
+
+def _arch_assignment(line: _MakeLine, assign: re.Match[str], opts: BuildOptions) -> tuple[Edit, Note] | None:
+    """`CUDA_ARCH ?= sm_70` (a variable of CUDA architecture names) -> the AMD targets."""
+    if not _ARCH_VAR.fullmatch(assign.group("name")):
+        return None
+    values = [w for w in line.words if w.start >= assign.end()]
+    if not values or not all(_CUDA_ARCH_VALUE.fullmatch(w.text) for w in values):
+        return None
+    note = arch_note(values[0].start, values[-1].end, opts)
+    return edit(values[0].start, values[-1].end, " ".join(opts.offload_arch)), note
+
+
+def _swallow_references(text: str, words: list[_Piece], new: dict[int, tuple[str, ...]]) -> None:
+    """A replaced word that opens a reference the next words close (`-arch=compute_$(subst .,,$(X))`
+    splits at the blank) takes those words with it, up to the closing parenthesis."""
+    for k in sorted(new):
+        depth = _open_refs(words[k].text)
+        j = k + 1
+        while depth > 0 and j < len(words) and j not in new:
+            new[j] = ()
+            depth += _open_refs(words[j].text)
+            end = words[j].end
+            while depth > 0 and end < len(text) and text[end] in ")}":
+                end, depth = end + 1, depth - 1  # the word left its unbalanced closers out
+            words[j] = _Piece(words[j].start, end, text[words[j].start : end])
+            j += 1
+
+
+def _open_refs(text: str) -> int:
+    return text.count("$(") + text.count("${") - text.count(")") - text.count("}")
 
 
 def _make_residue(word: _Piece, new_text: str, defined: frozenset[str]) -> list[Note]:
@@ -242,19 +293,28 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
         if assign and assign.group("name") in CUDA_PATH_VARS:
             values = [w for w in line.words if w.start >= assign.end()]
             end = values[-1].end if values else assign.end()
-            edits.append(edit(assign.start("name"), end, f"ROCM_PATH ?= {ROCM_DEFAULT}"))
+            # a plain prefix that is no CUDA path (`/usr`, where Debian's nvcc and hipcc both live) stays
+            keep = len(values) == 1 and _PLAIN_PREFIX.fullmatch(values[0].text) is not None
+            root = values[0].text if keep else ROCM_DEFAULT
+            edits.append(edit(assign.start("name"), end, f"ROCM_PATH ?= {root}"))
             notes.append(
                 Note(
                     assign.start("name"),
                     assign.end("name"),
                     RULE_NVCC_FLAG,
                     INFO,
-                    f"{assign.group('name')} (CUDA toolkit location) replaced by ROCM_PATH ?= {ROCM_DEFAULT}",
+                    f"{assign.group('name')} (CUDA toolkit location) replaced by ROCM_PATH ?= {root}",
                     "override it with `make ROCM_PATH=...`",
                 )
             )
             rocm_defined = True
             continue
+        if assign and not line.recipe:
+            arch = _arch_assignment(line, assign, opts)
+            if arch is not None:
+                edits.append(arch[0])
+                notes.append(arch[1])
+                continue
         words = list(line.words)
         if assign is not None:  # only the value is translated; `CC=nvcc` is one word, split it
             cut = assign.end()
@@ -263,9 +323,12 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
                 for w in words
                 if w.end > cut
             ]
-        new, flag_notes = translate_flags([w.text for w in words], opts, _nvcc_context(line, assign))
+        nvcc_ctx = _nvcc_context(line, assign)
+        host_platform = _HIP_PLATFORM in (w.text for w in line.words)
+        new, flag_notes = translate_flags([w.text for w in words], opts, nvcc_ctx)
+        _swallow_references(src.text, words, new)
         notes.extend(
-            Note(words[fn.index].start, words[fn.index].end, RULE_NVCC_FLAG, fn.severity, fn.message, fn.hint)
+            Note(words[fn.index].start, words[fn.index].end, fn.rule, fn.severity, fn.message, fn.hint)
             for fn in flag_notes
         )
         deletions: list[tuple[int, int]] = []
@@ -281,9 +344,24 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
             notes.extend(change.notes)
             if change.rocm_used and first_rocm_use is None:
                 first_rocm_use = word
-            if change.text != word.text:
-                edits.append(edit(word.start, word.end, change.text))
-            notes.extend(_make_residue(word, change.text, defined))
+            text = change.text
+            if not nvcc_ctx and _HIP_INCLUDE.fullmatch(text) and not host_platform:
+                # a host compiler (g++, $(CXX)) that reads HIP headers must be told the platform;
+                # hipcc says it itself
+                text += " " + _HIP_PLATFORM
+                host_platform = True
+                notes.append(
+                    Note(
+                        word.start,
+                        word.end,
+                        RULE_HOST,
+                        INFO,
+                        f"{_HIP_PLATFORM} added: host code compiled without hipcc includes HIP headers",
+                    )
+                )
+            if text != word.text:
+                edits.append(edit(word.start, word.end, text))
+            notes.extend(_make_residue(word, text, defined))
         edits.extend(_make_deletions(src.text, line, deletions))
     if first_rocm_use is not None and not rocm_defined:
         at = next((ln.phys[0].start for ln in lines if ln.words and not ln.comment_only), 0)
@@ -295,7 +373,7 @@ def translate_makefile(source: bytes, opts: BuildOptions) -> tuple[bytes, list[D
                 RULE_NVCC_FLAG,
                 INFO,
                 f"CUDA toolkit paths replaced by $(ROCM_PATH); added `ROCM_PATH ?= {ROCM_DEFAULT}`",
-                "override it with `make ROCM_PATH=...` (Debian/Ubuntu packages: ROCM_PATH=/usr)",
+                "override it with `make ROCM_PATH=...`",
             )
         )
     return finish(src, edits, notes)

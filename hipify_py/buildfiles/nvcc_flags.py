@@ -9,7 +9,17 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from hipify_py.buildfiles.common import INFO, WARN, BuildOptions
+from hipify_py.buildfiles.common import (
+    INFO,
+    RULE_ARCH,
+    RULE_NVCC_FLAG,
+    RULE_STD,
+    WARN,
+    BuildOptions,
+    arch_note,
+    raised_std,
+    std_note,
+)
 from hipify_py.buildfiles.libraries import LIBS, lib_key, lib_target
 from hipify_py.engine.diagnostics import Severity
 from hipify_py.util.lazyre import lazy
@@ -20,6 +30,9 @@ class _Flag(NamedTuple):
     severity: Severity | None  # None: no diagnostic
     message: str = ""
     hint: str = ""
+
+
+_HIP_RUNTIME = "-lamdhip64"
 
 
 _RDC_NOTE = "relocatable device code: hip-clang uses -fgpu-rdc (link with -fgpu-rdc as well)"
@@ -64,10 +77,29 @@ _SINGLE_FLAGS: Mapping[str, _Flag] = MappingProxyType(
             ("--resource-usage", "-res-usage"),
             _Flag((), INFO, "nvcc-only flag dropped", "use -Rpass-analysis=kernel-resource-usage"),
         ),
+        # why not dropped: hipcc links amdhip64 itself, but a link by g++/$(CXX) needs it named
+        **dict.fromkeys(("-lcudart", "-lcudart_static"), _Flag((_HIP_RUNTIME,), None)),
+        "-lcudadevrt": _Flag((), None),
+        "-lcuda": _Flag(
+            (_HIP_RUNTIME,), INFO, "-lcuda mapped to -lamdhip64: the driver API is in libamdhip64"
+        ),
         **dict.fromkeys(
-            ("-lcudart", "-lcudart_static", "-lcudadevrt"), _Flag((), None)
-        ),  # hipcc links amdhip64
-        "-lcuda": _Flag((), INFO, "-lcuda dropped: the driver API is in libamdhip64, which hipcc links"),
+            ("-restrict", "--restrict"),
+            _Flag(
+                (),
+                INFO,
+                "nvcc-only flag dropped: hip-clang has no -restrict (use __restrict__ in the source)",
+            ),
+        ),
+        **dict.fromkeys(
+            ("-fatbin", "--fatbin", "-cubin", "--cubin"),
+            _Flag(
+                ("--genco",),
+                INFO,
+                "device-only output mapped to hipcc --genco (a code object for hipModuleLoad)",
+                "the file name the program loads may need the new extension",
+            ),
+        ),
         "-lnvToolsExt": _Flag(
             ("-lroctx64",), INFO, "NVTX -> roctx64: only range push/pop and marks have counterparts"
         ),
@@ -82,18 +114,12 @@ _SINGLE_FLAGS: Mapping[str, _Flag] = MappingProxyType(
                 "--device-link",
                 "-ptx",
                 "--ptx",
-                "-cubin",
-                "--cubin",
-                "-fatbin",
-                "--fatbin",
                 "-dlto",
                 "--dlink-time-opt",
                 "-ewp",
                 "--extensible-whole-program",
                 "-src-in-ptx",
                 "--source-in-ptx",
-                "-restrict",
-                "--restrict",
                 "-noprof",
                 "--dont-use-profile",
             ),
@@ -165,7 +191,7 @@ _DROP_WARN_HINT = {
 _LIB_FLAG = lazy(r"^-l(?P<name>cu\w+|nv\w+|npp\w*|nvidia-ml|nccl(?:_static)?)$")  # nccl: RCCL (LIBS)
 
 
-def _value_flag(kind: str, name: str, value: str, nvcc_ctx: bool) -> _Flag | None:
+def _value_flag(kind: str, name: str, value: str, nvcc_ctx: bool, opts: BuildOptions) -> _Flag | None:
     """Effect of an nvcc option that takes a value; None when it is not the nvcc option after all."""
     bare = value.strip("\"'")
     if kind == "host":
@@ -186,7 +212,13 @@ def _value_flag(kind: str, name: str, value: str, nvcc_ctx: bool) -> _Flag | Non
         on = bare.lower() in ("true", "1", "on")
         return _Flag(("-fgpu-rdc",) if on else (), INFO, _RDC_NOTE)
     if kind == "std":
-        return _Flag((f"-std={bare}",), None) if re.fullmatch(r"c\+\+\d\w*", bare) else None
+        m = re.fullmatch(r"(c|gnu)\+\+(\w\w)", bare)
+        if m is None:
+            return None
+        new = raised_std(m.group(2), opts)
+        if new is not None:
+            return _Flag((f"-std={m.group(1)}++{new}",), None, "std")  # note made by the caller
+        return _Flag((f"-std={bare}",), None)
     if kind == "ftz":
         on = bare.lower() == "true"
         return _Flag(
@@ -221,6 +253,7 @@ class _FlagNote(NamedTuple):
     severity: Severity
     message: str
     hint: str
+    rule: str = RULE_NVCC_FLAG
 
 
 def _arch_span(pieces: Sequence[str], i: int) -> int:
@@ -244,6 +277,7 @@ def translate_flags(
     new: dict[int, tuple[str, ...]] = {}
     notes: list[_FlagNote] = []
     have = {p.split("=", 1)[1] for p in pieces if p.startswith("--offload-arch=")}
+    runtime_named = _HIP_RUNTIME in pieces
     first_arch: int | None = None
     i = 0
     while i < len(pieces):
@@ -261,18 +295,26 @@ def translate_flags(
             effect = _Flag(out, INFO, "nvcc -G mapped to -g (device debug info)") if nvcc_ctx else None
         elif effect is None and name in _VALUE_FLAGS:
             if eq:
-                effect = _value_flag(_VALUE_FLAGS[name], name, value, nvcc_ctx)
+                effect = _value_flag(_VALUE_FLAGS[name], name, value, nvcc_ctx, opts)
             elif i + 1 < len(pieces):
-                effect, span = _value_flag(_VALUE_FLAGS[name], name, pieces[i + 1], nvcc_ctx), 2
+                effect, span = _value_flag(_VALUE_FLAGS[name], name, pieces[i + 1], nvcc_ctx, opts), 2
         if effect is None:
             i += 1
             continue
+        if effect.out == (_HIP_RUNTIME,):
+            effect = effect._replace(out=() if runtime_named else effect.out)  # why: once per group
+            runtime_named = True
         if effect.out is not None:
             new[i] = effect.out
             new.update({k: () for k in range(i + 1, i + span)})
-        if effect.severity is not None:
+        if effect.message == "std" and effect.out:
+            note = std_note(0, 0, p if span == 1 else f"{p} {pieces[i + 1]}", opts)
+            notes.append(_FlagNote(i, note.severity, note.message, note.hint, RULE_STD))
+        elif effect.severity is not None:
             notes.append(_FlagNote(i, effect.severity, effect.message, effect.hint))
         i += span
     if first_arch is not None:
         new[first_arch] = tuple(f"--offload-arch={a}" for a in opts.offload_arch if a not in have)
+        note = arch_note(0, 0, opts)
+        notes.append(_FlagNote(first_arch, note.severity, note.message, note.hint, RULE_ARCH))
     return new, notes

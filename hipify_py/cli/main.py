@@ -330,7 +330,9 @@ def convert(
         extra_mappings=tuple(extra_mappings),
         rename=make_plan([f.path for f in files if f.kind == "source"], rename) if rename != "none" else None,
         cache_dir=None if no_cache else cache_root(),
-        build_options=_build_options(verify_params.get("offload_arch")),
+        build_options=_build_options(
+            verify_params.get("offload_arch"), target.version, any(f.kind == "build" for f in files)
+        ),
         defines=_user_defines(verify_params),
     )
     formats = report_formats(reports, report_format)
@@ -388,6 +390,7 @@ def convert(
         click.echo("\n".join(summary_lines(verified.summary)), err=True)
     if not quiet:
         click.echo(f"  target HIP {target.version or '(none)'}: {target.reason}", err=True)
+        _echo_build_targets(settings.build_options)
     if reports:
         from hipify_py.report.write import run_info
 
@@ -425,13 +428,24 @@ def _user_defines(verify_params: dict[str, object]) -> tuple[str, ...]:
     return tuple(defines)
 
 
-def _build_options(offload_arch: object) -> object | None:
-    """--offload-arch also sets the targets of translated build files."""
-    if not offload_arch:
-        return None
-    from hipify_py.buildfiles import BuildOptions
+def _echo_build_targets(opts: object | None) -> None:
+    """What converted build files target, and why: the user decides the AMD targets."""
+    if opts is None:
+        return
+    archs = ",".join(opts.offload_arch)  # type: ignore[attr-defined]
+    click.echo(f"  build files: AMD GPU targets {archs}: {opts.arch_reason}", err=True)  # type: ignore[attr-defined]
+    if opts.min_cxx_std:  # type: ignore[attr-defined]
+        click.echo(f"  build files: C++ standard at least C++{opts.min_cxx_std}: {opts.std_reason}", err=True)  # type: ignore[attr-defined]
 
-    return BuildOptions(offload_arch=tuple(offload_arch))  # type: ignore[arg-type]
+
+def _build_options(offload_arch: object, hip_version: str | None, has_build_files: bool) -> object | None:
+    """The AMD targets (--offload-arch, else the machine's GPUs, else the default) and the C++ standard
+    of translated build files; decided only when the run converts some (the GPU query runs a tool)."""
+    if not has_build_files:
+        return None
+    from hipify_py.run.build_targets import build_options
+
+    return build_options(tuple(offload_arch or ()), hip_version)  # type: ignore[arg-type]
 
 
 def run_target(hip_version: str | None, extra_mappings: tuple[Path, ...], cache_dir: Path | None) -> Target:

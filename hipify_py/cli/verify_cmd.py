@@ -53,7 +53,8 @@ def verify_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--offload-arch",
             multiple=True,
             metavar="GFX",
-            help="AMD GPU target(s) to compile for; also used in translated build files (default: gfx90a).",
+            help="AMD GPU target(s) to compile for (repeat it, or gfx90a,gfx942); also the targets of "
+            "translated build files (default: the machine's GPUs, else gfx90a).",
         ),
     ]
     for option in reversed(options):
@@ -131,7 +132,7 @@ def prepare(
             sys.exit(EXIT_ERROR)
     settings = VerifySettings(
         compiler=compiler,
-        offload_arch=tuple(params.get("offload_arch") or ()) or DEFAULT_ARCH,
+        offload_arch=_targets(params.get("offload_arch")) or DEFAULT_ARCH,
         include_dirs=tuple(os.path.abspath(d) for d in params.get("include_dirs") or ()),
         defines=tuple(params.get("defines") or ()),
         std=params.get("std"),
@@ -248,3 +249,10 @@ def _verify(
     info = RunInfo("verify", {}, verify=report.summary)
     write_reports(reports, formats, outcomes, info, quiet)
     sys.exit(EXIT_ERROR if problems else (1 if report.summary.compiled < report.summary.units else 0))
+
+
+def _targets(values: object) -> tuple[str, ...]:
+    """--offload-arch gfx90a,gfx942 (or repeated) -> each target once."""
+    return tuple(
+        dict.fromkeys(v.strip() for value in values or () for v in str(value).split(",") if v.strip())
+    )  # type: ignore[attr-defined]

@@ -316,6 +316,44 @@ OTHER_RULES: tuple[Rule, ...] = (
         "Some nvcc flags have no exact hip-clang equivalent; they are mapped or dropped and reported.",
     ),
     Rule(
+        "HIP404",
+        "gpu-targets",
+        Severity.INFO,
+        "CUDA architectures replaced by AMD GPU targets",
+        "Check the AMD targets: convert again with --offload-arch gfxNNN[,gfxMMM] (or the offload-arch "
+        "configuration key) to choose them.",
+        "CMAKE_CUDA_ARCHITECTURES, the CUDA_ARCHITECTURES property, -arch=sm_XX, -gencode, "
+        "--gpu-architecture and make variables holding sm_XX values become CMAKE_HIP_ARCHITECTURES, "
+        "HIP_ARCHITECTURES and --offload-arch; a CUDA number is never carried over. The targets are, in "
+        "this order: --offload-arch (or the configuration key), the GPUs of the machine "
+        "(rocm_agent_enumerator or amdgpu-arch, gfx000 left out), else gfx90a. Each build file that sets "
+        "architectures says once which were written and why.",
+    ),
+    Rule(
+        "HIP405",
+        "cxx-standard-raised",
+        Severity.INFO,
+        "C++ standard raised to what the target's ROCm libraries require",
+        "Check that the code builds as C++17 (register, dynamic exception specifications and "
+        "std::auto_ptr are gone).",
+        'ROCm 7\'s rocPRIM, rocThrust and hipCUB stop with `#error "rocPRIM requires at least C++17"`. '
+        "The lowest standard each library header of a release compiles with is probed "
+        "(scripts/probe_cxx_standard.py -> mappings/cxx-standard-<version>.yaml); a lower -std=c++NN, "
+        "CMAKE_CXX_STANDARD, CMAKE_CUDA_STANDARD, CXX_STANDARD/CUDA_STANDARD property or cxx_std_NN "
+        "compile feature in a converted build file is raised to it.",
+    ),
+    Rule(
+        "HIP406",
+        "host-hip-platform",
+        Severity.INFO,
+        "Host build settings adapted to HIP",
+        "",
+        "Host C++ compiled by g++ or $(CXX) that includes HIP headers must define the platform "
+        '(-D__HIP_PLATFORM_AMD__; CMake: link hip::host), or hip_runtime.h stops with "Must define '
+        'exactly one of __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__". A requirement on '
+        "CMAKE_CUDA_COMPILER is dropped: CMake finds ROCm's clang++ for the HIP language itself.",
+    ),
+    Rule(
         "HIP501",
         "compile-error",
         Severity.ERROR,
