@@ -302,7 +302,7 @@ def _bf16_value(bits: int) -> float:
 
 
 def _bf16_int_model(to: str, rounding: str, bits: int) -> int:
-    """PTX cvt.<rounding>i.<int>.f32 of an exact bf16 value: NaN -> 0 (64-bit: 0x8000000000000000), saturated."""
+    """PTX cvt.<rounding>i.<int>.f32 of an exact bf16 value: NaN -> 0 (64-bit: 1 << 63), saturated."""
     import decimal
     import math
 
