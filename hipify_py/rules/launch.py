@@ -54,7 +54,10 @@ def convert_launches(ctx: Context) -> RuleResult:
             filled.append(m)
             continue
         call = _launch_call(node)
-        _convert(ctx, start, m.end(), _edits(source, call, 0, keep) if call is not None else None, result)
+        edits = _edits(source, call, 0, keep) if call is not None else None
+        if edits is None:
+            edits = _braced_edits(source, m, keep)
+        _convert(ctx, start, m.end(), edits, result)
     if filled:
         copy, fillers = _blanked(source)
         root = parse(copy).root_node
@@ -82,6 +85,33 @@ def _convert(ctx: Context, start: int, end: int, edits: list[Edit] | None, resul
 
 def _edits(source: bytes, call: Node, shift: int, keep: bool) -> list[Edit] | None:
     return bracket_edits(source, call, shift) if keep else launch_edits(source, call, shift)
+
+
+def _braced_edits(source: bytes, m: re.Match[bytes], keep: bool) -> list[Edit] | None:
+    """A launch whose configuration holds braced lists (`<<<grid, {x, y, 1}, 0, s>>>`: nvcc takes them as
+    dim3s; tree-sitter and clang do not). Parsed from a copy with those braces as parentheses (same
+    length); each braced grid/block becomes `dim3(x, y, 1)` (parentheses: no narrowing error on ints)."""
+    close = _CLOSING.search(source, m.end())
+    if keep or close is None or b"{" not in source[m.end() : close.start()]:
+        return None
+    copy = bytearray(source)
+    for i in range(m.end(), close.start()):
+        if copy[i] in b"{}":
+            copy[i] = ord("(") if copy[i] == ord("{") else ord(")")
+    text = bytes(copy)
+    call = _launch_call(parse(text).root_node.descendant_for_byte_range(m.start(), m.end()))
+    edits = launch_edits(text, call, 0) if call is not None else None
+    if edits is None:
+        return None
+    out = []
+    for e in edits:
+        if e.start == e.end and e.text == b"dim3(" and source[e.start : e.start + 1] == b"{":
+            out.append(Edit(e.start, e.start + 1, b"dim3("))
+        elif e.start == e.end and e.text == b")" and source[e.start - 1 : e.start] == b"}":
+            out.append(Edit(e.start - 1, e.start, b")"))
+        else:
+            out.append(e)
+    return out
 
 
 def _blanked(text: bytes) -> tuple[bytes, list[tuple[int, int]]]:
