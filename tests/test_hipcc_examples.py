@@ -43,7 +43,12 @@ def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, tmp_path: 
 
 # Adaptations that are facts of C++ and clang, not of one HIP release (the `template` keyword, the
 # dropped `__grid_constant__`): translated for each target and compiled by that release's hipcc.
-EVERY_RELEASE = ("cxx/template_keyword.cu", "extras/grid_constant.cu")
+EVERY_RELEASE = (
+    "cxx/template_keyword.cu",
+    "extras/grid_constant.cu",
+    "mixed/else_branch_definition.cu",
+    "mixed/if_branch_definition.cu",
+)
 
 
 @pytest.mark.parametrize("chain", params())
