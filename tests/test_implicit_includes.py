@@ -26,9 +26,16 @@ def test_probe_table_matches_each_hipcc(chain: Toolchain) -> None:
 
 
 def test_table_per_target() -> None:
-    assert implicit_headers("6.4")[1] == {}
-    version, table = implicit_headers("7.2")
-    assert version == "7.2" and table[b"strlen"] == b"string.h" and table[b"memcpy"] == b"string.h"
+    for target in ("5.2", "6.4", "7.2"):
+        version, table, cxx = implicit_headers(target)
+        assert version == target and table[b"isfinite"] == table[b"signbit"] == b"math.h"
+        assert b"math.h" not in cxx  # <cmath> declares std::isfinite only
+    assert b"strlen" not in implicit_headers("6.4")[1]
+    version, table, cxx = implicit_headers("7.2")
+    assert table[b"strlen"] == b"string.h" and table[b"memcpy"] == b"string.h" and b"string.h" in cxx
+
+
+SYNC = b"void sync() { cudaDeviceSynchronize(); }\n"  # CUDA code elsewhere: the file is converted
 
 
 @pytest.mark.parametrize(
@@ -39,11 +46,29 @@ def test_table_per_target() -> None:
         (b"void f(char* s) { cudaDeviceSynchronize(); /* strlen(s) */ }\n", False),  # a comment
         (b"void f(S& s) { cudaDeviceSynchronize(); s.memcpy(1); }\n", False),  # a member
         (b"void f(char* s) { (void)strlen(s); }\n", False),  # no CUDA: the file stays as it is
+        (b"__device__ void f(char* s) { memcpy(s, s + 1, 1); }\n" + SYNC, False),  # HIP's device memcpy
+        (b"__host__ __device__ void f(char* s) { memcpy(s, s + 1, 1); }\n" + SYNC, True),  # host pass too
     ],
 )
 def test_added_only_for_calls_in_converted_code(source: bytes, added: bool) -> None:
     out = translate(source, Options(hip_version="7.2")).text
     assert (b"#include <string.h>" in out and b"#include <string.h>" not in source) is added
+
+
+@pytest.mark.parametrize(
+    ("source", "added"),
+    [
+        (b"#include <cmath>\nvoid f(float x) { cudaDeviceSynchronize(); (void)isfinite(x); }\n", True),
+        (b"#include <math.h>\nvoid f(float x) { cudaDeviceSynchronize(); (void)isnan(x); }\n", False),
+        (b"void f(float x) { cudaDeviceSynchronize(); (void)std::isnan(x); }\n", False),  # <cmath>'s
+        (b"__global__ void k(float* x) { x[0] = isnan(x[1]); }\n" + SYNC, False),  # HIP's device overloads
+        (b"__host__ __device__ bool ok(float x) { return !isinf(x); }\n" + SYNC, True),
+    ],
+)
+@pytest.mark.parametrize("target", ["5.2", "6.4", "7.2"])
+def test_math_h_for_host_classification(source: bytes, added: bool, target: str) -> None:
+    out = translate(source, Options(hip_version=target)).text
+    assert (b"#include <math.h>" in out and b"#include <math.h>" not in source) is added
 
 
 def test_derived_round_trip(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
