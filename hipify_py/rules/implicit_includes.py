@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versions import read_versioned
@@ -101,5 +101,70 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleR
             f"and HIP {version}'s hip_runtime.h does not: included"
         )
         result.diagnostics.append(ctx.diag("HIP135", m.start(1), m.end(1), message))
+        result.counts["includes"] += 1
+    return result
+
+
+THRUST_PREFIX = "thrust-includes-"
+_THRUST_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]thrust/(\w+\.h)[>"][^\n]*\n?', re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def thrust_headers(
+    hip_version: str | None = None, directory: Path | None = None
+) -> tuple[str, Mapping[bytes, tuple[bytes, frozenset[bytes]]]]:
+    """(probed HIP version, thrust name -> (its header, the headers that bring that one along with CUDA
+    and not with this rocThrust)) for the target or the nearest probed version."""
+    if directory is None:
+        return derived.load("thrust-includes", _build_thrust, hip_version)
+    return _build_thrust(hip_version, directory)
+
+
+def _build_thrust(
+    hip_version: str | None, directory: Path | None = None
+) -> tuple[str, dict[bytes, tuple[bytes, frozenset[bytes]]]]:
+    version, data = read_versioned(directory or mappings_dir(), THRUST_PREFIX, hip_version)
+    table = {}
+    for header, row in (data.get("headers") or {}).items():
+        via = frozenset(str(v).encode() for v in row.get("via") or ())
+        for name in row.get("names") or ():
+            table[str(name).encode()] = (str(header).encode(), via)
+    return version, table
+
+
+def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
+    """`#include <thrust/copy.h>` after `#include <thrust/device_vector.h>` where the converted file calls
+    `thrust::copy` and includes only a header that brings copy.h along with CUDA, not with the target's
+    rocThrust (mappings/thrust-includes-<version>.yaml, scripts/probe_thrust_includes.py; HIP221)."""
+    result = RuleResult()
+    if not edits or ctx.options.hip_version is None or b"thrust" not in ctx.source:
+        return result
+    version, table = thrust_headers(ctx.options.hip_version)
+    used = sorted(ctx.identifiers & table.keys())
+    if not used:
+        return result
+    found = _THRUST_INCLUDE.finditer(ctx.source)
+    includes = {m.group(1): m for m in found if not ctx.is_protected(m.start())}
+    if not includes:
+        return result
+    pattern = compiled(rb"\bthrust\s*::\s*(" + b"|".join(used) + rb")\b")
+    wanted: dict[bytes, tuple[re.Match[bytes], re.Match[bytes]]] = {}
+    for m, where in ctx.code_matches(pattern):
+        header, via = table[m.group(1)]
+        if header in includes or header in wanted or where not in (*REWRITABLE, Where.SCOPED):
+            continue
+        after = min((includes[v] for v in via if v in includes), key=lambda i: i.start(), default=None)
+        if after is not None:
+            wanted[header] = (m, after)
+    nl = newline_of(ctx.source)
+    for header, (m, after) in sorted(wanted.items()):
+        line = b"#include <thrust/" + header + b">"
+        text = line + nl if after.group().endswith(b"\n") else nl + line
+        result.edits.append(Edit(after.end(), after.end(), text))
+        message = (
+            f"`thrust::{m.group(1).decode()}` is declared by <thrust/{header.decode()}>, which CUDA's "
+            f"<thrust/{after.group(1).decode()}> includes and HIP {version}'s rocThrust does not: included"
+        )
+        result.diagnostics.append(ctx.diag("HIP221", m.start(1), m.end(1), message))
         result.counts["includes"] += 1
     return result
