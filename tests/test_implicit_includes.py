@@ -80,3 +80,44 @@ def test_derived_round_trip(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None: 
     assert (
         derived.load("implicit-includes", lambda *a: pytest.fail("rebuilt"), "7.2") == built == _build("7.2")
     )
+
+
+def test_thrust_table_per_target() -> None:
+    from hipify_py.rules.implicit_includes import thrust_headers
+
+    version, table = thrust_headers("6.4")
+    assert version == "6.4" and table[b"copy"][0] == b"copy.h" and b"device_vector.h" in table[b"copy"][1]
+    assert thrust_headers("7.2") == ("7.2", {})  # ROCm 7.2's rocThrust brings along what CUDA 13's does
+
+
+@pytest.mark.parametrize(
+    ("source", "added"),
+    [
+        (
+            b"#include <thrust/device_vector.h>\nvoid f(thrust::device_vector<int>& v, int* o) {"
+            b" thrust::copy(v.begin(), v.end(), o); cudaDeviceSynchronize(); }\n",
+            True,
+        ),
+        (
+            b"#include <thrust/device_vector.h>\n#include <thrust/copy.h>\n"
+            b"void f(thrust::device_vector<int>& v, int* o) { thrust::copy(v.begin(), v.end(), o); cudaDeviceSynchronize(); }\n",
+            False,
+        ),
+        (
+            b"#include <thrust/transform.h>\nvoid f(int* v, int* o) { thrust::copy(v, v + 1, o);"
+            b" cudaDeviceSynchronize(); }\n",
+            False,
+        ),  # CUDA's transform.h does not bring copy.h either
+        (
+            b"#include <thrust/device_vector.h>\nvoid f(int* v, int* o) { /* thrust::copy(v, v, o) */"
+            b" cudaDeviceSynchronize(); }\n",
+            False,
+        ),
+    ],
+)
+def test_thrust_header_after_the_including_one(source: bytes, added: bool) -> None:
+    out = translate(source, Options(hip_version="6.4")).text
+    assert (out.count(b"#include <thrust/copy.h>") > source.count(b"#include <thrust/copy.h>")) is added
+    assert translate(source, Options(hip_version="7.2")).text.count(b"thrust/copy.h") == source.count(
+        b"thrust/copy.h"
+    )
