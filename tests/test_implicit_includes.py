@@ -100,7 +100,8 @@ def test_thrust_table_per_target() -> None:
         ),
         (
             b"#include <thrust/device_vector.h>\n#include <thrust/copy.h>\n"
-            b"void f(thrust::device_vector<int>& v, int* o) { thrust::copy(v.begin(), v.end(), o); cudaDeviceSynchronize(); }\n",
+            b"void f(thrust::device_vector<int>& v, int* o) { thrust::copy(v.begin(), v.end(), o);"
+            b" cudaDeviceSynchronize(); }\n",
             False,
         ),
         (
