@@ -47,6 +47,8 @@ EVERY_RELEASE = (
     "cxx/template_keyword.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
+    "mixed/else_branch_definition.cu",
+    "mixed/if_branch_definition.cu",
 )
 
 

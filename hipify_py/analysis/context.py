@@ -275,6 +275,14 @@ class Context:
         i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
         return i >= 0 and spans[i][0] <= offset < spans[i][1]
 
+    @cached
+    def hip_branches(self) -> list[tuple[int, int]]:
+        """The HIP-platform branches alone (`#ifdef __HIP_PLATFORM_AMD__`, `#else` of `#ifndef USE_ROCM`)."""
+        return sorted(self._hip_branches())
+
+    def in_hip_branch(self, offset: int) -> bool:
+        return any(a <= offset < b for a, b in self.hip_branches)
+
     def _off_regions(self) -> Iterator[tuple[int, int]]:
         start: int | None = None
         for m in _OFF_ON.finditer(self.source):

@@ -13,6 +13,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from hipify_py.data.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, make_entry, pack, unpack
+from hipify_py.data.renames import load_table as load_renames
 from hipify_py.data.schema import Entry, Header, Mappings
 from hipify_py.util.lazyre import lazy
 
@@ -133,7 +134,12 @@ def word_matches(source: bytes, names: Iterable[bytes], pattern: re.Pattern[byte
 
 def compile_tables(mappings: Mappings) -> Tables:
     by_cuda = _records(mappings.by_cuda)
-    names = Built({cuda.encode(): p for cuda, (p, r) in by_cuda.items() if _needs_attention(r)}, make_entry)
+    # why: an identity entry some target renames (CUB_MAX -> HIPCUB_MAX from ROCm 6.4) must be found too
+    per_target = {row.cuda for row in load_renames()[0]}
+    names = Built(
+        {cuda.encode(): p for cuda, (p, r) in by_cuda.items() if _needs_attention(r) or cuda in per_target},
+        make_entry,
+    )
     # why: identity entries (thrust, cooperative_groups) are kept so `thrust::x` is known library code
     namespaces = {
         ns.cuda.encode(): ns.hip.encode() for ns in mappings.namespaces if ns.hip and "::" not in ns.cuda

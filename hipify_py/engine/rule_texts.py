@@ -305,8 +305,11 @@ API_RULES: tuple[Rule, ...] = (
         "<time.h>...: CUDA code calls `strlen` or `memcpy` without an include. ROCm 7's "
         "hip_runtime.h no longer declares string.h's functions for host code, so such a call fails to "
         "compile after translation. Which functions, per HIP version, was probed with nvcc and each "
-        "hipcc (scripts/probe_implicit_includes.py, mappings/implicit-includes-<version>.yaml); the "
-        "header goes at the top of the include block of the converted file that calls one.",
+        "hipcc (scripts/probe_implicit_includes.py, mappings/implicit-includes-<version>.yaml). C99's "
+        "`isfinite`, `isnan`, `isinf`, `signbit`... are declared for host code by no HIP release (nvcc's "
+        "math_functions.h has global overloads; <cmath> gives only `std::isfinite`): they get <math.h>. "
+        "The header goes at the top of the include block of the converted file that calls one from "
+        "host code.",
     ),
     Rule(
         "HIP136",

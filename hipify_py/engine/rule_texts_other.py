@@ -242,6 +242,20 @@ OTHER_RULES: tuple[Rule, ...] = (
         "(mappings/device-gaps-<HIP>.yaml). mappings/shims.yaml lists them with their sources.",
     ),
     Rule(
+        "HIP221",
+        "thrust-transitive-header",
+        Severity.INFO,
+        "thrust header CUDA's thrust includes on the way and rocThrust does not, added",
+        "Nothing to do; to keep the file as it was, include the header yourself.",
+        "CUDA code calls `thrust::copy` or `thrust::sequence` with only <thrust/device_vector.h> or "
+        "<thrust/sort.h> included: CUDA's thrust headers include <thrust/copy.h>, <thrust/sequence.h>... "
+        "on the way. The same rocThrust headers may not (ROCm 6.4), and the translated call fails. Which "
+        "headers bring which along, per HIP version, was probed with nvcc and each hipcc "
+        "(scripts/probe_thrust_includes.py, mappings/thrust-includes-<version>.yaml; ROCm 7.2's "
+        "rocThrust brings everything CUDA 13's does); the header goes after the include that CUDA's "
+        "would have brought it through.",
+    ),
+    Rule(
         "HIP301",
         "cuda-version-macro",
         Severity.WARNING,

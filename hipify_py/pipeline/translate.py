@@ -35,7 +35,12 @@ from hipify_py.rules.dim3_construct import construct_dim3
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.header_shims import insert_header_shims
 from hipify_py.rules.identifiers import rename_identifiers
-from hipify_py.rules.implicit_includes import add_implicit_includes, implicit_headers
+from hipify_py.rules.implicit_includes import (
+    add_implicit_includes,
+    add_thrust_includes,
+    implicit_headers,
+    thrust_headers,
+)
 from hipify_py.rules.includes import rewrite_includes
 from hipify_py.rules.launch import convert_launches
 from hipify_py.rules.library_macros import define_library_macros
@@ -148,6 +153,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         host_math.device_only_math,
         vendor_libs.load_facts,
         implicit_headers,
+        thrust_headers,
         hip_predefined_macros,
         vector_ops.ambiguous_forms,
     )
@@ -208,10 +214,12 @@ def translate(source: bytes, options: Options | None = None, tables: Tables | No
     combined.edits.extend(_runtime_include(ctx, RuleResult(combined.edits + shim_edits, [], combined.counts)))
     if combined.edits or shim_edits:
         implicit = add_implicit_includes(ctx, combined.edits + shim_edits, include_position(ctx))
-        combined.edits.extend(implicit.edits)
-        combined.diagnostics.extend(implicit.diagnostics)
-        if implicit.counts:
-            combined.counts.update(implicit.counts)
+        thrust = add_thrust_includes(ctx, combined.edits)
+        for found in (implicit, thrust):
+            combined.edits.extend(found.edits)
+            combined.diagnostics.extend(found.diagnostics)
+            if found.counts:
+                combined.counts.update(found.counts)
     combined.edits.extend(shim_edits)
     for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
         order = runtime_first(ctx, combined.edits)

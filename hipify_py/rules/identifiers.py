@@ -152,7 +152,7 @@ def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
     for m in matches:
         entry = ctx.tables.names.get(m.group())
         definition = _definition(ctx, m.start(), m.end()) if entry is not None else None
-        if definition is None:
+        if definition is None or _elsewhere(ctx, definition.start_byte):
             continue
         text = ctx.source[definition.start_byte : definition.end_byte]
         if hip_file or _HIP_NAME.search(text):
@@ -168,9 +168,22 @@ def _user_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
         entry = ctx.tables.names.get(m.group())
         if entry is None or entry.hip is not None:
             continue
-        if _definition(ctx, m.start(), m.end()) is not None or _macro_defines(ctx, m.start(), m.end()):
+        definition = _definition(ctx, m.start(), m.end())
+        if definition is not None and _elsewhere(ctx, definition.start_byte):
+            continue
+        if definition is not None or _macro_defines(ctx, m.start(), m.end()):
             found.add(m.group())
     return frozenset(found)
+
+
+def _elsewhere(ctx: Context, offset: int) -> bool:
+    """A definition the translated code may be compiled without: in a branch hipcc never compiles
+    (ctx.branches), or in a HIP-platform branch (`#else` of `#ifndef USE_ROCM`), which the translated
+    CUDA branch beside it does not see when the output is built without that macro. The uses outside
+    then take the HIP name, which holds in either build; the definition itself stays (protected)."""
+    if ctx.in_hip_branch(offset):
+        return True
+    return any(a <= offset < b for a, b in ctx.branches.dead)
 
 
 _MACRO_CALL = lazy(rb"(?:^|[;}\n])[ \t]*([A-Za-z_]\w*)[ \t]*\([ \t]*\Z")

@@ -1,11 +1,16 @@
-"""C headers nvcc includes implicitly and the target's hip_runtime.h no longer does (ROCm 7: <string.h>).
+"""C headers nvcc includes implicitly and the target's hip_runtime.h does not (ROCm 7: <string.h>).
 
 nvcc includes cuda_runtime.h in every .cu, which brings <string.h>, <stdlib.h>, <time.h>... along, so
 CUDA code calls `strlen` or `memcpy` with no include. HIP 5.2 and 6.x headers brought the same headers;
 ROCm 7.2's do not declare string.h's functions for host code (only HIP's __device__ memcpy/memset), so
-the translated call fails. mappings/implicit-includes-<version>.yaml (scripts/probe_implicit_includes.py)
-lists, per probed HIP, the functions concerned and their header; a converted file that calls one and
-does not include the header gets it at the top of its include block (HIP135, info).
+the translated call fails. C99's classification macros (`isfinite`, `isnan`, `signbit`...) are declared
+for host code by no HIP release (only `std::isfinite` and device overloads): nvcc's math_functions.h has
+global host overloads, and even <cmath> does not bring them (it #undefs the macros), only <math.h>.
+mappings/implicit-includes-<version>.yaml (scripts/probe_implicit_includes.py) lists, per probed HIP,
+the functions concerned, their header and whether its C++ spelling (<cstring>) serves too; a converted
+file that calls one from host code (a `__device__`/`__global__` body is compiled against HIP's device
+overloads; `std::isnan` is declared) and does not include the header gets it at the top of its include
+block (HIP135, info).
 
 A post-pass like the runtime include: it runs on files the translation changes (CUDA code), never on a
 file that stays byte-identical.
@@ -18,13 +23,14 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.util.lazyre import compiled, lazy
 
 PREFIX = "implicit-includes-"
@@ -34,25 +40,31 @@ _INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTI
 @functools.lru_cache(maxsize=8)
 def implicit_headers(
     hip_version: str | None = None, directory: Path | None = None
-) -> tuple[str, Mapping[bytes, bytes]]:
-    """(probed HIP version, function -> header) for the target or the nearest older probed version."""
+) -> tuple[str, Mapping[bytes, bytes], frozenset[bytes]]:
+    """(probed HIP version, function -> header, headers whose C++ spelling serves too) for the target or
+    the nearest older probed version."""
     if directory is None:
         return derived.load("implicit-includes", _build, hip_version)
     return _build(hip_version, directory)
 
 
-def _build(hip_version: str | None, directory: Path | None = None) -> tuple[str, dict[bytes, bytes]]:
+def _build(
+    hip_version: str | None, directory: Path | None = None
+) -> tuple[str, dict[bytes, bytes], frozenset[bytes]]:
     version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
     table = {}
     for header, names in (data.get("headers") or {}).items():
         for name in names:
             table[str(name).encode()] = str(header).encode()
-    return version, table
+    return version, table, frozenset(str(h).encode() for h in data.get("cxx_spelling") or ())
 
 
-def _spellings(header: bytes) -> tuple[bytes, bytes]:
-    """The C and C++ names of one C header: string.h and cstring."""
-    return header, b"c" + header.removesuffix(b".h")
+def _spellings(header: bytes, cxx: frozenset[bytes]) -> tuple[bytes, ...]:
+    """The spellings of one C header that declare its names: string.h and cstring; math.h alone."""
+    return (header, b"c" + header.removesuffix(b".h")) if header in cxx else (header,)
+
+
+_STD = lazy(rb"\bstd\s*::\s*\Z")
 
 
 def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleResult:
@@ -61,7 +73,7 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleR
     result = RuleResult()
     if not edits or ctx.options.hip_version is None:
         return result
-    version, table = implicit_headers(ctx.options.hip_version)
+    version, table, cxx = implicit_headers(ctx.options.hip_version)
     used = sorted(ctx.identifiers & table.keys())
     if not used:
         return result
@@ -69,10 +81,17 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleR
     included |= {e.text for e in edits}  # an include another rule writes
     wanted: dict[bytes, re.Match[bytes]] = {}
     pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(used) + rb")\s*\(")
+    device: DeviceSpans | None = None
     for m, where in ctx.code_matches(pattern):
         header = table[m.group(1)]
-        if where in REWRITABLE and header not in wanted and included.isdisjoint(_spellings(header)):
-            wanted[header] = m
+        if where not in REWRITABLE or header in wanted or not included.isdisjoint(_spellings(header, cxx)):
+            continue
+        if _STD.search(ctx.source, max(0, m.start() - 16), m.start()):
+            continue  # std::isnan: <cmath>'s, which hip_runtime.h includes
+        device = device or DeviceSpans(ctx)
+        if device.contains(m.start()) and not device.host_too(ctx.source, m.start()):
+            continue  # device code: HIP's device overloads (the probe measures host code)
+        wanted[header] = m
     if not wanted:
         return result
     for header, m in sorted(wanted.items()):
@@ -82,5 +101,70 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleR
             f"and HIP {version}'s hip_runtime.h does not: included"
         )
         result.diagnostics.append(ctx.diag("HIP135", m.start(1), m.end(1), message))
+        result.counts["includes"] += 1
+    return result
+
+
+THRUST_PREFIX = "thrust-includes-"
+_THRUST_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]thrust/(\w+\.h)[>"][^\n]*\n?', re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def thrust_headers(
+    hip_version: str | None = None, directory: Path | None = None
+) -> tuple[str, Mapping[bytes, tuple[bytes, frozenset[bytes]]]]:
+    """(probed HIP version, thrust name -> (its header, the headers that bring that one along with CUDA
+    and not with this rocThrust)) for the target or the nearest probed version."""
+    if directory is None:
+        return derived.load("thrust-includes", _build_thrust, hip_version)
+    return _build_thrust(hip_version, directory)
+
+
+def _build_thrust(
+    hip_version: str | None, directory: Path | None = None
+) -> tuple[str, dict[bytes, tuple[bytes, frozenset[bytes]]]]:
+    version, data = read_versioned(directory or mappings_dir(), THRUST_PREFIX, hip_version)
+    table = {}
+    for header, row in (data.get("headers") or {}).items():
+        via = frozenset(str(v).encode() for v in row.get("via") or ())
+        for name in row.get("names") or ():
+            table[str(name).encode()] = (str(header).encode(), via)
+    return version, table
+
+
+def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
+    """`#include <thrust/copy.h>` after `#include <thrust/device_vector.h>` where the converted file calls
+    `thrust::copy` and includes only a header that brings copy.h along with CUDA, not with the target's
+    rocThrust (mappings/thrust-includes-<version>.yaml, scripts/probe_thrust_includes.py; HIP221)."""
+    result = RuleResult()
+    if not edits or ctx.options.hip_version is None or b"thrust" not in ctx.source:
+        return result
+    version, table = thrust_headers(ctx.options.hip_version)
+    used = sorted(ctx.identifiers & table.keys())
+    if not used:
+        return result
+    found = _THRUST_INCLUDE.finditer(ctx.source)
+    includes = {m.group(1): m for m in found if not ctx.is_protected(m.start())}
+    if not includes:
+        return result
+    pattern = compiled(rb"\bthrust\s*::\s*(" + b"|".join(used) + rb")\b")
+    wanted: dict[bytes, tuple[re.Match[bytes], re.Match[bytes]]] = {}
+    for m, where in ctx.code_matches(pattern):
+        header, via = table[m.group(1)]
+        if header in includes or header in wanted or where not in (*REWRITABLE, Where.SCOPED):
+            continue
+        after = min((includes[v] for v in via if v in includes), key=lambda i: i.start(), default=None)
+        if after is not None:
+            wanted[header] = (m, after)
+    nl = newline_of(ctx.source)
+    for header, (m, after) in sorted(wanted.items()):
+        line = b"#include <thrust/" + header + b">"
+        text = line + nl if after.group().endswith(b"\n") else nl + line
+        result.edits.append(Edit(after.end(), after.end(), text))
+        message = (
+            f"`thrust::{m.group(1).decode()}` is declared by <thrust/{header.decode()}>, which CUDA's "
+            f"<thrust/{after.group(1).decode()}> includes and HIP {version}'s rocThrust does not: included"
+        )
+        result.diagnostics.append(ctx.diag("HIP221", m.start(1), m.end(1), message))
         result.counts["includes"] += 1
     return result
