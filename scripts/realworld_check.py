@@ -120,8 +120,13 @@ _GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
 _SPLIT_BRACKETS = re.compile(rb"<" + _GAP + rb"<" + _GAP + rb"<|>" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
 _CLOSING_BRACKETS = re.compile(rb">" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
 _KEPT_IN_BRACKETS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
-_LAUNCH_TOKENS = frozenset({b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"(", b")", b",", b"0"})
+# (a braced grid or block, `<<<{x, y}, ...>>>`, becomes `dim3(x, y)`: rules/launch.py)
+_LAUNCH_TOKENS = frozenset(
+    {b"<<<", b">>>", b"hipLaunchKernelGGL", b"dim3", b"(", b")", b",", b"0", b"{", b"}"}
+)
 _SYMBOL_TOKENS = frozenset({b"HIP_SYMBOL", b"(", b")"})
+# a cache-hint call the target lacks goes to the helper hipify-py writes (rules/cache_hints.py)
+_CACHE_HINT_HELPER = re.compile(rb"(?<![\w$])hipify_py_(?=(?:ld|st)(?:g|cg|ca|cs|lu|cv|wb|wt)\b)")
 # the storage class clang rejects in C++17 (rules/cxx.py drops it with the blanks after it)
 _REGISTER = re.compile(rb"(?<![\w$])register[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm__)\b)")
 # `::template f<` (rules/template_keyword.py inserts the keyword before a dependent member template)
@@ -266,6 +271,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _RUNTIME_FIRST.sub(b"", before), _RUNTIME_FIRST.sub(b"", after)
     before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
+    after = _CACHE_HINT_HELPER.sub(b"__", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
@@ -416,10 +422,26 @@ _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
 # an equivalent the translator writes for a name the target lacks (hipify_py/data/shims.py: definition;
 # a header's, rules/header_shims.py, opens with the NVIDIA platform's include of CUDA's own header)
 _SHIM_BLOCK = re.compile(
-    rb"^// hipify-py: [^\n]*an equivalent:\r?\n"
-    rb"#if (?:!defined\(HIPIFY_PY_SHIM_\w+\)|defined\(__HIP_PLATFORM_NVIDIA__\)).*?^#endif\r?\n",
-    re.M | re.S,
+    rb"^// hipify-py: [^\n]*\r?\n"
+    rb"#if (?:!defined\(HIPIFY_PY_SHIM_\w+\)|defined\(__HIP_PLATFORM_NVIDIA__\))",
+    re.M,
 )
+
+
+def _without_shim_blocks(text: bytes) -> bytes:
+    """`text` less each shim block, to its matching `#endif` (a block may nest its own #if groups)."""
+    out, pos = [], 0
+    for m in _SHIM_BLOCK.finditer(text):
+        if m.start() < pos:
+            continue
+        depth = 0
+        for c in _CONDITIONAL.finditer(text, m.start() + m.group().index(b"#if")):
+            depth += -1 if c.group(1) == b"endif" else 1
+            if depth == 0:
+                out.append(text[pos : m.start()])
+                pos = c.end()
+                break
+    return b"".join(out) + text[pos:]
 
 
 def without_markers(text: bytes) -> bytes:
@@ -428,7 +450,7 @@ def without_markers(text: bytes) -> bytes:
     the equivalents written for names the target lacks (shims)."""
     if b"hipify-py:" not in text:
         return text
-    text = _SHIM_BLOCK.sub(b"", text)
+    text = _without_shim_blocks(text)
     text = _MARKER_COMMENT.sub(lambda m: m.group(1), text)
     drop: list[tuple[int, int]] = []
     stack: list[bool] = []

@@ -361,7 +361,8 @@ OTHER_RULES: tuple[Rule, ...] = (
         "host-hip-platform",
         Severity.INFO,
         "Host build settings adapted to HIP",
-        "",
+        "Nothing to do; where your host compiles take their flags from elsewhere (a toolchain file, "
+        "the environment), define __HIP_PLATFORM_AMD__ there too.",
         "Host C++ compiled by g++ or $(CXX) that includes HIP headers must define the platform "
         '(-D__HIP_PLATFORM_AMD__; CMake: link hip::host), or hip_runtime.h stops with "Must define '
         'exactly one of __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__". A requirement on '
