@@ -17,7 +17,7 @@ for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hi
      either way is "reachable";
   2. hipify-py (the checkout --code) converts a copy of the project in place (`convert -q --in-place
      --no-build-files --report`); every TU is compiled as the CUDA build compiles it and, where that
-     build sets a standard below C++17 (rocPRIM 7 needs 17), with -std=c++17 too;
+     build sets a standard below C++17 (rocPRIM 7 needs 17) and that compile fails, with -std=c++17 too;
   3. hipify-perl (--perl; translated once, it does not depend on the target) the same way.
 Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`.
 
@@ -85,6 +85,7 @@ EXTRA_LIBRARY_HEADERS = frozenset(
         "hipfft/",
         "hipsparse/",
         "hipsolver/",
+        "omp.h",  # -fopenmp: the compiler's OpenMP headers (libomp-dev), not in every toolchain
     }
 )
 
@@ -201,9 +202,13 @@ class Result:
     deps: list[str] = field(default_factory=list)
 
 
-def classify_compile(returncode: int, stderr: str, library_headers: frozenset[str]) -> tuple[str, str]:
-    """(status, first error line) of one compile: a first error naming a missing ROCm library header
-    is the environment's, not the translation's."""
+def classify_compile(
+    returncode: int, stderr: str, library_headers: frozenset[str], roots: Sequence[Path] = ()
+) -> tuple[str, str]:
+    """(status, first error line) of one compile: a first error naming a missing header of a ROCm
+    library that is not installed at all (no form of it under `roots`, the toolchain's include
+    folders) is the environment's, not the translation's. A header the installed library lacks (the
+    flat hipblas.h ROCm 7 dropped) is the translation's."""
     if returncode == 0:
         return "ok", ""
     lines = [ln for ln in stderr.splitlines() if re.search(r"\b(?:fatal )?error\b", ln)]
@@ -211,9 +216,27 @@ def classify_compile(returncode: int, stderr: str, library_headers: frozenset[st
     if "timed out" in first and returncode == -1:
         return "timeout", first
     m = MISSING_HEADER_RE.search(first)
-    if m and is_library_header(m[1], library_headers):
+    if m and is_library_header(m[1], library_headers) and not installed(m[1], roots):
         return "environment", first
     return "fail", first
+
+
+def installed(header: str, roots: Sequence[Path]) -> bool:
+    """Some form of the library of `header` is under one of `roots`: the header, or the folder named
+    after its first component (hipblas.h, hipblas/hipblas.h -> hipblas/)."""
+    stem = re.sub(r"\.(?:h|hpp|hh)$", "", header.split("/", 1)[0])
+    return any((r / header).exists() or (r / stem).is_dir() for r in roots)
+
+
+def include_roots(hipcc: str) -> list[Path]:
+    """The system include folders of a toolchain (the chroot's for 6.4/7.2, the host's for 5.2)."""
+    p = Path(hipcc)
+    base = (
+        TOOLCHAINS / f"rocm-{p.parent.parent.name[len('hip-') :]}"
+        if p.parent.parent.name.startswith("hip-")
+        else Path("/")
+    )
+    return [r for r in (base / "usr" / "include", base / "opt" / "rocm" / "include") if r.is_dir()]
 
 
 def is_library_header(path: str, headers: frozenset[str]) -> bool:
@@ -370,6 +393,12 @@ class Compiles:
         self.timeout = timeout
         self.hits = self.misses = 0
         self.versions: dict[str, str] = {}
+        self._roots: dict[str, list[Path]] = {}
+
+    def roots(self, hipcc: str) -> list[Path]:
+        if hipcc not in self._roots:
+            self._roots[hipcc] = include_roots(hipcc)
+        return self._roots[hipcc]
 
     def version(self, hipcc: str) -> str:
         if hipcc not in self.versions:
@@ -391,12 +420,16 @@ class Compiles:
         key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu)
         hit = self.dir / f"{key}.json"
         if hit.is_file():
-            self.hits += 1
-            return Result(**json.loads(hit.read_text()))
+            res = Result(**json.loads(hit.read_text()))
+            m = MISSING_HEADER_RE.search(res.first_error)
+            # the toolchains gain packages: a library missing then may be installed now
+            if res.status != "environment" or not m or not installed(m[1], self.roots(hipcc)):
+                self.hits += 1
+                return res
         self.misses += 1
         job = CompileJob(str(src), cwd=str(src.parent), args=args, codegen=True)
         out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
-        status, first = classify_compile(out.returncode, out.stderr, self.headers)
+        status, first = classify_compile(out.returncode, out.stderr, self.headers, self.roots(hipcc))
         res = Result(status, first.replace(f"{root}/", ""), out.stderr[-20000:], list(out.deps))
         if status != "timeout":
             hit.write_text(json.dumps(res.__dict__))
@@ -437,7 +470,7 @@ def tool_record(
     rec: dict[str, Any] = {"build": res.status}
     if res.first_error:
         rec["first_error"] = res.first_error[:300]
-    if std17:
+    if std17 and res.status == "fail":  # what compiles with the build's older standard compiles with 17
         res17 = comp.compile(hipcc, tree, unit.cuda, with_std(unit.flags, "c++17"), context)
         rec["c++17"] = res17.status
         if res17.status != "ok" and res17.first_error != res.first_error:
@@ -635,6 +668,32 @@ def code_commit(code: Path) -> str:
     return r.stdout.strip()
 
 
+def write_json(
+    args: argparse.Namespace,
+    projects: Sequence[Project],
+    excluded_only: Sequence[Project],
+    perl_commit: str,
+    t0: float,
+    comp: Compiles,
+    results: Mapping[str, Any],
+) -> None:
+    out = {
+        "label": args.label,
+        "code": code_commit(args.code),
+        "hipify_perl": perl_commit or (args.perl or ""),
+        "projects": [
+            {"name": p.name, "repo": p.repo, "commit": p.commit, "tus": len(p.units)} for p in projects
+        ],
+        "excluded": sum(len(p.excluded) for p in (*projects, *excluded_only)),
+        "projects_left_out": [p.repo for p in excluded_only],
+        "seconds": round(time.monotonic() - t0),
+        "cache": {"hits": comp.hits, "misses": comp.misses},
+        "targets": results,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=ROOT / "benchmarks" / "realprojects.yaml")
@@ -687,10 +746,16 @@ def main(argv: list[str] | None = None) -> int:
             if script is None or not script.is_file():
                 print("hipify-perl not found: measuring hipify-py only", file=sys.stderr)
             else:
+                stamp = hashlib.sha256(script.read_bytes()).hexdigest()
                 for p in projects:
                     tree = args.work / "hipify-perl" / p.name
-                    copy_tree(trees[p.name], tree)
-                    run_perl(script, tree, p.translate)
+                    # its translation depends on the script and the sources only: made once
+                    done = tree / ".hipify-perl-done"
+                    key = json.dumps([stamp, p.commit, p.translate])
+                    if not done.is_file() or done.read_text() != key:
+                        copy_tree(trees[p.name], tree)
+                        run_perl(script, tree, p.translate)
+                        done.write_text(key)
                     perl_trees[p.name] = tree
     sys.path.insert(0, str(ROOT))
     comp = Compiles(args.work, _pf().rocm_library_headers() | EXTRA_LIBRARY_HEADERS, args.timeout)
@@ -705,22 +770,8 @@ def main(argv: list[str] | None = None) -> int:
             "tus": small(records),
         }
         print(f"HIP {version}: {json.dumps(results[version]['summary'])}", file=sys.stderr, flush=True)
-    out = {
-        "label": args.label,
-        "code": code_commit(args.code),
-        "hipify_perl": perl_commit or (args.perl or ""),
-        "projects": [
-            {"name": p.name, "repo": p.repo, "commit": p.commit, "tus": len(p.units)} for p in projects
-        ],
-        "excluded": sum(len(p.excluded) for p in (*projects, *excluded_only)),
-        "projects_left_out": [p.repo for p in excluded_only],
-        "seconds": round(time.monotonic() - t0),
-        "cache": {"hits": comp.hits, "misses": comp.misses},
-        "targets": results,
-    }
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+        if args.json:  # after each target: a long run cut short keeps what it measured
+            write_json(args, projects, excluded_only, perl_commit, t0, comp, results)
     print(table(results))
     print()
     print(project_table(results))

@@ -173,3 +173,16 @@ def test_the_corpus_file() -> None:
         assert p.units or p.excluded, p.name  # a project with nothing measured says why
         for u in p.units:
             assert not any(f.startswith("-I/") for f in u.flags + u.ref_flags), u.cuda  # relative to the root
+
+
+def test_environment_only_when_no_form_of_the_library_is_installed(tmp_path: Path) -> None:
+    (tmp_path / "hipblas").mkdir()
+    (tmp_path / "hipblas" / "hipblas.h").write_text("")
+    libs = frozenset({"hipblas.h", "hipblas/", "rocblas/", "omp.h"})
+    flat = "a.cu:1:10: fatal error: 'hipblas.h' file not found"
+    # hipBLAS is installed, without the flat header ROCm 7 dropped: the translation's failure
+    assert rp.classify_compile(1, flat, libs, [tmp_path])[0] == "fail"
+    assert rp.classify_compile(1, flat, libs, [])[0] == "environment"
+    rocblas = "a.cu:1:10: fatal error: 'rocblas/rocblas.h' file not found"
+    assert rp.classify_compile(1, rocblas, libs, [tmp_path])[0] == "environment"
+    assert rp.installed("hipblas/hipblas.h", [tmp_path]) and not rp.installed("omp.h", [tmp_path])
