@@ -425,12 +425,15 @@ class Compiles:
             # the toolchains gain packages: a library missing then may be installed now
             if res.status != "environment" or not m or not installed(m[1], self.roots(hipcc)):
                 self.hits += 1
+                if res.status in ("fail", "environment"):  # classified as this harness does now
+                    res.status = classify_compile(1, res.first_error, self.headers, self.roots(hipcc))[0]
                 return res
         self.misses += 1
         job = CompileJob(str(src), cwd=str(src.parent), args=args, codegen=True)
         out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
         status, first = classify_compile(out.returncode, out.stderr, self.headers, self.roots(hipcc))
-        res = Result(status, first.replace(f"{root}/", ""), out.stderr[-20000:], list(out.deps))
+        # the head of stderr: the first error decides
+        res = Result(status, first.replace(f"{root}/", ""), out.stderr[:60000], list(out.deps))
         if status != "timeout":
             hit.write_text(json.dumps(res.__dict__))
         return res
