@@ -693,8 +693,70 @@ def write_json(
         "cache": {"hits": comp.hits, "misses": comp.misses},
         "targets": results,
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=1) + "\n")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    if args.label:
+        write_results(
+            ROOT / "benchmarks" / "results" / f"realprojects-{args.label}.json", args.label, out, results
+        )
+
+
+def compact(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """One TU's result as committed: statuses and first errors (shortened), no verdict details."""
+    out: dict[str, Any] = {"project": rec["project"], "tu": rec["tu"]}
+    if rec.get("hip"):
+        out["hip"] = rec["hip"]
+        out["ref"] = rec.get("ref")
+        if "ref_c++17" in rec:
+            out["ref_c++17"] = rec["ref_c++17"]
+        if rec.get("ref") != "ok" and rec.get("ref_error"):
+            out["ref_error"] = rec["ref_error"][:160]
+    for tool in TOOLS:
+        if tool not in rec:
+            continue
+        t = rec[tool]
+        short = {k: t[k] for k in ("build", "c++17", "finding_in_file") if k in t}
+        if t["build"] != "ok" and t.get("first_error"):
+            short["first_error"] = t["first_error"][:160]
+        out[tool] = short
+    return out
+
+
+def write_results(path: Path, label: str, meta: Mapping[str, Any], results: Mapping[str, Any]) -> None:
+    """benchmarks/results/realprojects-LABEL.json: the summaries and every TU's statuses, per target;
+    targets measured by another run with the same label are kept (5.2 is often measured apart)."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        old = {}
+    targets = dict(old.get("targets", {}))
+    for version, res in results.items():
+        targets[version] = {
+            "compiler": res["compiler"].splitlines()[0] if res["compiler"] else "",
+            "code": meta["code"],
+            "hipify_perl": meta["hipify_perl"],
+            "summary": res["summary"],
+            "tus": [compact(r) for r in res["tus"]],
+        }
+    data = {
+        "label": label,
+        "projects": meta["projects"],
+        "projects_left_out": meta["projects_left_out"],
+        "excluded_tus": meta["excluded"],
+        "targets": dict(sorted(targets.items())),
+    }
+    # one TU a line: small, and a re-measurement's diff shows the TUs that changed
+    rows: list[str] = []
+    for res in data["targets"].values():
+        res["tus"], tus = [], res["tus"]
+        for rec in tus:
+            res["tus"].append(f"@@{len(rows)}@@")
+            rows.append(json.dumps(rec, separators=(",", ":")))
+    text = json.dumps(data, indent=1)
+    text = re.sub(r'"@@(\d+)@@"', lambda m: rows[int(m.group(1))], text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -710,7 +772,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("realprojects-work"))
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per hipcc run")
     ap.add_argument("--json", type=Path, help="write every TU's result here")
-    ap.add_argument("--label", default="", help="name of this measurement in the JSON (e.g. before)")
+    ap.add_argument(
+        "--label",
+        default="",
+        help="name of the measurement (before, after): also written, compact, to "
+        "benchmarks/results/realprojects-LABEL.json (other targets already there are kept)",
+    )
     args = ap.parse_args(argv)
     args.work = args.work.resolve()
     args.code = args.code.resolve()
@@ -773,7 +840,7 @@ def main(argv: list[str] | None = None) -> int:
             "tus": small(records),
         }
         print(f"HIP {version}: {json.dumps(results[version]['summary'])}", file=sys.stderr, flush=True)
-        if args.json:  # after each target: a long run cut short keeps what it measured
+        if args.json or args.label:  # after each target: a run cut short keeps what it measured
             write_json(args, projects, excluded_only, perl_commit, t0, comp, results)
     print(table(results))
     print()

@@ -4,6 +4,7 @@ no compiler: the harness's pure parts."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -186,3 +187,31 @@ def test_environment_only_when_no_form_of_the_library_is_installed(tmp_path: Pat
     rocblas = "a.cu:1:10: fatal error: 'rocblas/rocblas.h' file not found"
     assert rp.classify_compile(1, rocblas, libs, [tmp_path])[0] == "environment"
     assert rp.installed("hipblas/hipblas.h", [tmp_path]) and not rp.installed("omp.h", [tmp_path])
+
+
+def test_results_file_merges_targets(tmp_path: Path) -> None:
+    rec = {
+        "project": "p",
+        "tu": "a.cu",
+        "hip": "a.hip",
+        "ref": "ok",
+        "hipify-py": {
+            "build": "fail",
+            "first_error": "x" * 400,
+            "finding_in_file": False,
+            "verdict": "silent",
+        },
+        "hipify-perl": {"build": "ok"},
+    }
+    meta = {"code": "abc", "hipify_perl": "def", "projects": [], "projects_left_out": [], "excluded": 0}
+    out = tmp_path / "r.json"
+    rp.write_results(
+        out, "before", meta, {"7.2": {"compiler": "HIP 7.2\nclang", "summary": {}, "tus": [rec]}}
+    )
+    rp.write_results(out, "before", meta, {"5.2": {"compiler": "HIP 5.2", "summary": {}, "tus": [rec]}})
+    data = json.loads(out.read_text())
+    assert list(data["targets"]) == ["5.2", "7.2"] and data["targets"]["7.2"]["compiler"] == "HIP 7.2"
+    (tu,) = data["targets"]["7.2"]["tus"]
+    assert tu["hipify-py"] == {"build": "fail", "finding_in_file": False, "first_error": "x" * 160}
+    assert tu["hipify-perl"] == {"build": "ok"} and tu["ref"] == "ok"
+    assert sum('"tu":"a.cu"' in line for line in out.read_text().splitlines()) == 2  # one TU a line
