@@ -311,6 +311,22 @@ class Context:
             span = self._guarded_span(cond, m.start())
             if span is not None:
                 yield span
+                if cond.type == "preproc_elif":
+                    yield from self._earlier_conditions(cond)
+
+    def _earlier_conditions(self, elif_node: Node) -> Iterator[tuple[int, int]]:
+        """`#if defined __CUDACC__ ... #elif defined __HIPCC__ ...`: the chain chooses between CUDA and HIP
+        already, so the conditions before the HIP branch stay as written (renamed, `__CUDACC__` ->
+        `__HIPCC__` would make hipcc take the CUDA branch)."""
+        node = elif_node
+        while node.parent is not None and node.parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif"):
+            parent = node.parent
+            if parent.child_by_field_name("alternative") != node:
+                break
+            end = self._condition_end(parent)
+            if end is not None:
+                yield parent.start_byte, end
+            node = parent
 
     def _guarded_span(self, cond: Node, name_at: int) -> tuple[int, int] | None:
         """The branch of `cond` that is compiled when the HIP macro is defined."""
