@@ -30,9 +30,14 @@ _NAME = b"__NVCC__"
 _TEST = lazy(
     rb"\s*(!?)\s*(?:defined\s*\(\s*__NVCC__\s*\)|defined\s+__NVCC__)\s*(?://[^\n]*|/\*.*?\*/)?\s*", re.S
 )
+# GPU code, or the include of a GPU library (thrust's device containers or CUDA backend, CUB, the CUDA
+# runtime and math libraries, cooperative groups): `#ifdef __NVCC__ / #include <thrust/device_vector.h>`
 _GPU = lazy(
     rb"\b(?:__device__|__global__|__host__|__shared__|__constant__|__forceinline__|__launch_bounds__|"
-    rb"__syncthreads|threadIdx|blockIdx|blockDim|gridDim|cuda[A-Z]\w*)\b|<<<"
+    rb"__syncthreads|threadIdx|blockIdx|blockDim|gridDim|cuda[A-Z]\w*)\b|<<<|"
+    rb"^[ \t]*#[ \t]*include[ \t]*[<\"]"
+    rb"(?:thrust/(?:device_|system/cuda/)|cub/|cuda|cublas|curand|cufft|cusparse|cusolver|cooperative_groups)",
+    re.M,
 )
 _NVIDIA_ONLY = lazy(
     rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
