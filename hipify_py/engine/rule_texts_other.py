@@ -269,6 +269,17 @@ OTHER_RULES: tuple[Rule, ...] = (
         "e.g. `defined(CUDA_VERSION) && CUDA_VERSION < 9000`, are not reported.",
     ),
     Rule(
+        "HIP224",
+        "version-test-reaches-error",
+        Severity.ERROR,
+        "A CUDA version test makes hipcc reach an #error",
+        "Give ROCm its own branch before the #error: `#if CUBLAS_VERSION >= 110402 || "
+        "defined(__HIP_PLATFORM_AMD__)` (and check that the code it selects exists in HIP).",
+        "The version macro (CUDA_VERSION, CUDART_VERSION, CUBLAS_VERSION, ...) is undefined under hipcc, "
+        "so the condition takes the branch of old or unknown toolkits; where that branch is `#error` "
+        "(`#else #error CUDART_VERSION Undefined!`), the build stops there. Reported beside HIP301.",
+    ),
+    Rule(
         "HIP302",
         "cuda-arch-macro",
         Severity.WARNING,
