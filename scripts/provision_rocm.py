@@ -63,7 +63,7 @@ class Toolchain(NamedTuple):
     version: str  # the HIP major.minor its headers say
     suite: str  # the Debian suite debootstrap starts from
     extra_suite: str | None  # added to the sources and preferred for the packages (-t)
-    # packages only this release's suite installs beside its HIP (sid's RCCL wants HIP 5, its hipBLASLt is 7.1)
+    # packages only this release's suite installs beside its HIP (sid's RCCL wants HIP 5; hipBLASLt is 7.1)
     extra_packages: tuple[str, ...] = ()
 
     @property
