@@ -1,8 +1,9 @@
 """What pyproject.toml cannot say: which packages ship, and the tables built into the wheel.
 
 - Packages are found, not listed: every package under hipify_py/, plus the top-level mappings/ shipped
-  as `hipify_py.mappings_data` (the installed package reads its YAML from there, see
-  `hipify_py.data.mappings.mappings_dir`). A list kept by hand once left `hipify_py.verify` out of the wheel.
+  as `hipify_py.mappings_data` with its three folders, generated/, probed/ and hand-kept/ (the installed
+  package reads its YAML from there, see `hipify_py.util.cachedir.mappings_dir`; mappings/README.md).
+  A list kept by hand once left `hipify_py.verify` out of the wheel.
 - `build_py` also runs `python -m hipify_py.run.prebuild` on the built tree, so a fresh install loads its
   tables from `hipify_py/mappings_data/prebuilt/` instead of parsing YAML on its first run. Not for an
   editable install: there the YAML is meant to be edited, and `hipify_py.data.derived` rebuilds by code stamp.
@@ -48,6 +49,6 @@ class BuildWithTables(build_py):
 setup(
     packages=packages(),
     package_dir={MAPPINGS_PACKAGE: "mappings"},
-    package_data={MAPPINGS_PACKAGE: ["*.yaml"]},
+    package_data={MAPPINGS_PACKAGE: ["generated/*.yaml", "probed/*.yaml", "hand-kept/*.yaml"]},
     cmdclass={"build_py": BuildWithTables},
 )

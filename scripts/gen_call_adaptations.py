@@ -23,7 +23,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = REPO.parent / "shared" / "data" / "hipify-call-adaptations" / "call-adaptations.yaml"
-DEFAULT_OUT = REPO / "mappings" / "call-adaptations.yaml"
+DEFAULT_OUT = REPO / "mappings" / "generated" / "call-adaptations.yaml"
 
 OPS = ("wrap", "remove", "insert_const", "copy_argument", "move_argument", "replace_with_const")
 TARGETS = ("hip", "roc", "miopen")

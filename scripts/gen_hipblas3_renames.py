@@ -31,7 +31,7 @@ from probe_common import write_or_check  # noqa: E402
 from hipify_py.data.mappings import load_mappings  # noqa: E402
 from hipify_py.data.target import parse_version_header  # noqa: E402
 
-DEFAULT_OUT = REPO / "mappings" / "version-renames-hipblas3.yaml"
+DEFAULT_OUT = REPO / "mappings" / "generated" / "version-renames-hipblas3.yaml"
 SINCE = "7.0"  # hipBLAS 3.0 shipped with ROCm 7.0 (hipBLAS deprecations page: "Removed in hipBLAS 3.0")
 _WORD = re.compile(rb"\b[A-Za-z_]\w*\b")
 

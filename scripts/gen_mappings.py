@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))  # why: the round-trip check uses the project's ow
 from hipify_py.data.mappings import ENTRY_FIELDS, compact_records  # noqa: E402
 
 DEFAULT_SRC = REPO.parent / "shared" / "data" / "cuda2hip-tables"
-DEFAULT_OUT = REPO / "mappings"
+DEFAULT_OUT = REPO / "mappings" / "generated"
 
 
 class Family(NamedTuple):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from probe_common import write_or_check  # noqa: E402
 
-OUT = REPO / "mappings" / "nccl-api.yaml"
+OUT = REPO / "mappings" / "generated" / "nccl-api.yaml"
 DEFAULT_GIT = Path("/work/.mirror/NVIDIA+nccl/repo")
 HEADER = "src/nccl.h.in"
 _TAG = re.compile(r"^v2\.(\d+)\.(\d+)-(\d+)$")

@@ -30,11 +30,11 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from probe_common import write_or_check  # noqa: E402
 
-from hipify_py.data.mappings import compare_versions, load_mappings, mappings_dir  # noqa: E402
+from hipify_py.data.mappings import compare_versions, hand_kept_dir, load_mappings  # noqa: E402
 from hipify_py.data.renames import TABLE_NAME, _build_table  # noqa: E402
 from hipify_py.data.target import parse_version_header, short_version  # noqa: E402
 
-DEFAULT_OUT = REPO / "mappings" / "version-renames-spelled.yaml"
+DEFAULT_OUT = REPO / "mappings" / "generated" / "version-renames-spelled.yaml"
 _WORD = re.compile(rb"\b[A-Za-z_]\w*\b")
 _FUNCTION = re.compile(rb"[\w>*&][ \t]+([A-Za-z_]\w*)[ \t]*\(")
 _SPELLINGS = ((re.compile(r"^__nv_"), "__hip_"), (re.compile(r"^__NV_"), "__HIP_"))
@@ -75,7 +75,7 @@ def rows(declared_by: list[frozenset[str]]) -> list[tuple[str, str]]:
     """(CUDA name, HIP name) for the table rows without a HIP name whose HIP spelling all declare."""
     from hipify_py.data.adaptations import load_table as load_adaptations
 
-    hand_kept = {r.cuda for r in _build_table(mappings_dir() / TABLE_NAME)[0]}
+    hand_kept = {r.cuda for r in _build_table(hand_kept_dir() / TABLE_NAME)[0]}
     hand_kept |= {r.cuda for r in load_adaptations()}  # warp builtins: adapted per target
     found = []
     for cuda, entry in sorted(load_mappings().by_cuda.items()):

@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     rows = derive(cuda_types(args.cuda_include), names, args.nvcc, args.hipcc, args.cuda_include)
     text = render(version, cuda_version(args.cuda_include), rows, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(out, text, args.check, "probe_brace_assign", f"{len(rows)} types")
 
 

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     found = declared(args.hipcc, args.keep)
     text = render(version, found, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     total = len(found) * len(hint_table().types)
     summary = f"{sum(map(len, found.values()))} of {total} (intrinsic, type) overloads declared"
     return write_or_check(out, text, args.check, "probe_cache_hints", summary)

@@ -394,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(
         version, cuda_version(args.cuda_include), rows, arity_rows(decls), notes, probed_with(args.hipcc)
     )
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out,
         text,

@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     found = probe(args.hipcc)
     text = render(version, found, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(out, text, args.check, "probe_cxx_standard", f"{len(found)} headers")
 
 

@@ -348,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # every CUDA device function's result type (also the warp-sync ones version-adaptations.yaml
     # rewrites: `__ffs(__activemask())`); probes for those HIP has
     device = {e.cuda for e in mappings.by_cuda.values() if e.family == "device" and e.kind == "function"}
-    adaptations = yaml.safe_load((REPO / "mappings" / "version-adaptations.yaml").read_text())
+    adaptations = yaml.safe_load((REPO / "mappings" / "hand-kept" / "version-adaptations.yaml").read_text())
     device |= {row["cuda"] for row in adaptations.get("adaptations") or ()}
     decls, returns = cuda_declarations(args.clang, args.cuda_include, device)
     decls = [d for d in decls if d.name in names]
@@ -357,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(
         version, cuda_version(args.cuda_include), rows, notes, result_types(returns), probed_with(args.hipcc)
     )
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out,
         text,

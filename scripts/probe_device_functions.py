@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = {e.hip for e in mappings.by_cuda.values() if e.family == "device" and e.hip}
     version = hip_version(args.hipcc)
     text = render(version, hip_definitions(args.hipcc, names), probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_device_functions", f"{text.count(chr(10) + '- ')} definitions"
     )

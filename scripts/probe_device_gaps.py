@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     has = [fact for (fact, _), row in zip(probes, rows, strict=True) if row not in bad]
     named, unknown = error_strings(args.hipcc)
     text = render(version, lacks, has, named, unknown, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_device_gaps", f"{len(lacks)} gaps, {len(named)} codes"
     )

@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     names, called = identifiers(preprocessed(args.hipcc))
     text = render(version, names, called, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_hip_identifiers", f"{len(names)} identifiers ({len(called)} called)"
     )

@@ -37,7 +37,7 @@ _NVCC_ERROR = re.compile(r"^probe\.cu\((\d+)\): error", re.MULTILINE)
 
 def candidates(version: str) -> dict[str, tuple[str, ...]]:
     """name -> parameter types of one overload, for the non-intrinsic device functions HIP defines."""
-    path = REPO / "mappings" / f"hip-device-functions-{version}.yaml"
+    path = REPO / "mappings" / "probed" / f"hip-device-functions-{version}.yaml"
     data = yaml.safe_load(path.read_text()) or {}
     found: dict[str, tuple[str, ...]] = {}
     for row in data.get("functions") or ():
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     version = hip_version(args.hipcc)
     text = render(version, device_only(args.hipcc, args.nvcc, candidates(version)), probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_host_math", f"{text.count(chr(10) + '- ')} device-only math functions"
     )

@@ -244,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     found = missing(args.hipcc, args.nvcc)
     text = render(version, found, probed_with(args.hipcc), cxx_spellings(args.hipcc, found))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     count = sum(len(v) for v in found.values())
     return write_or_check(out, text, args.check, "probe_implicit_includes", f"{count} functions")
 

@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     if not names:
         print(f"{args.hipcc}: no macros (is it a working hipcc?)", file=sys.stderr)
         return 1
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     text = render(version, names, archs, probed_with(args.hipcc))
     return write_or_check(out, text, args.check, "probe_predefined_macros", f"{len(names)} reserved names")
 

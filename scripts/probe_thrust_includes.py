@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"HIP {version} at {args.hipcc} has no rocThrust")
     found = missing(args.hipcc, args.nvcc)
     text = render(version, found, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     count = sum(len(v[0]) for v in found.values())
     return write_or_check(out, text, args.check, "probe_thrust_includes", f"{count} names")
 

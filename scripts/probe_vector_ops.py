@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     found = ambiguous_forms(args.hipcc, args.keep)
     text = render(version, found, probed_with(args.hipcc))
-    out = args.out or REPO / "mappings" / f"{PREFIX}{version}.yaml"
+    out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     summary = f"{sum(found.values())} of {len(found)} operator forms ambiguous"
     return write_or_check(out, text, args.check, "probe_vector_ops", summary)
 

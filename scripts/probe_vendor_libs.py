@@ -66,13 +66,13 @@ _NO_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 def candidates(library: str) -> list[str]:
     """The names to look for in one library's header, sorted."""
     if library == "rccl":
-        data = yaml.safe_load((MAPPINGS / "nccl-api.yaml").read_text())
+        data = yaml.safe_load((MAPPINGS / "generated" / "nccl-api.yaml").read_text())
         return sorted(r["name"] for r in data["names"] if "removed" not in r)
     if library == "rocm_smi":
-        data = yaml.safe_load((MAPPINGS / "nvml-rsmi.yaml").read_text())
+        data = yaml.safe_load((MAPPINGS / "hand-kept" / "nvml-rsmi.yaml").read_text())
         names = {n for r in data["nvml"] for n in r.get("rsmi") or ()}
         return sorted(names)
-    data = yaml.safe_load((MAPPINGS / "extras.yaml").read_text())
+    data = yaml.safe_load((MAPPINGS / "hand-kept" / "extras.yaml").read_text())
     return sorted({r["hip"] for r in data["extras"] if r.get("family") == "nvtx" and r.get("hip")})
 
 
@@ -183,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     version = hip_version(args.hipcc)
     rows = {library: probe_library(args.hipcc, version, library) for library in LIBRARIES}
     text = render(version, probed_with(args.hipcc), rows)
-    out = args.out or MAPPINGS / f"{PREFIX}{version}.yaml"
+    out = args.out or MAPPINGS / "probed" / f"{PREFIX}{version}.yaml"
     summary = ", ".join(
         f"{lib}: " + (f"lacks {len(r['lacks'])}/{r['checked']}" if r["installed"] else "not installed")  # type: ignore[arg-type]
         for lib, r in rows.items()

@@ -231,10 +231,10 @@ class Canon:
 
 
 def _implicit_headers() -> set[bytes]:
-    from hipify_py.data.mappings import mappings_dir
+    from hipify_py.data.mappings import probed_dir
     from hipify_py.rules.implicit_includes import PREFIX, _build
 
-    versions = (p.name[len(PREFIX) : -len(".yaml")] for p in mappings_dir().glob(f"{PREFIX}*.yaml"))
+    versions = (p.name[len(PREFIX) : -len(".yaml")] for p in probed_dir().glob(f"{PREFIX}*.yaml"))
     return {header for version in versions for header in _build(version)[1].values()}
 
 

@@ -78,7 +78,7 @@ def check_probe_table(script: str, chain: Toolchain, nvcc: bool = False, cuda_he
     if cuda_headers and load_script("probe_calls")._default_cuda_include() is None:
         pytest.skip("re-probing needs CUDA headers (cuda_runtime_api.h)")
     probe = load_script(script)
-    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    out = REPO / "mappings" / "probed" / f"{probe.PREFIX}{chain.version}.yaml"
     assert out.is_file(), f"no committed {out.name}: run scripts/{script}.py --hipcc {hipcc}"
     command = f"scripts/{script}.py --hipcc {hipcc}"
     assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0, f"run {command}"

@@ -34,7 +34,7 @@ def test_generator_refuses_prose_values(tmp_path: Path) -> None:
 
 
 def test_generated_rows_load() -> None:
-    data = yaml.safe_load((REPO / "mappings" / "call-adaptations.yaml").read_text())
+    data = yaml.safe_load((REPO / "mappings" / "generated" / "call-adaptations.yaml").read_text())
     assert len(data["changes"]) >= 200 and len(data["overloads"]) == 4
     table = load_call_table("5.2")
     assert table.overloads[b"cudaEventCreate"][2] == b"hipEventCreateWithFlags"

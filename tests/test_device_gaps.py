@@ -36,7 +36,7 @@ def test_probe_table_is_current(chain: Toolchain) -> None:
 
 
 def _probed(version: str) -> dict:
-    return yaml.safe_load((REPO / "mappings" / f"device-gaps-{version}.yaml").read_text())
+    return yaml.safe_load((REPO / "mappings" / "probed" / f"device-gaps-{version}.yaml").read_text())
 
 
 @pytest.mark.parametrize("version", PROBED)

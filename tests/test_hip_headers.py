@@ -33,7 +33,7 @@ from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 
 REPO = Path(__file__).resolve().parent.parent
-FACTS = REPO / "mappings" / "hip-headers-5.2.yaml"
+FACTS = REPO / "mappings" / "probed" / "hip-headers-5.2.yaml"
 SYSTEM = Path(os.environ.get("HIPIFY_PY_TEST_INCLUDE") or "/usr/include")
 HAVE_HEADERS = (SYSTEM / "hip" / "hip_version.h").is_file()
 HIPCC = shutil.which("hipcc")
@@ -433,7 +433,7 @@ def test_committed_facts_match_each_rocm_toolchain(chain: Toolchain, tmp_path: P
     out = tmp_path / f"hip-headers-{chain.version}.yaml"
     with contextlib.redirect_stdout(io.StringIO()):
         CHK.main(["--hipcc", hipcc, "--write-facts", str(out)])
-    committed = REPO / "mappings" / out.name
+    committed = REPO / "mappings" / "probed" / out.name
     fresh, kept = yaml.safe_load(out.read_text()), yaml.safe_load(committed.read_text())
     assert (fresh["source"], fresh["hip_headers"]) == (kept["source"], kept["hip_headers"]), (
         f"regenerate {committed.name} with the command in its header comment"

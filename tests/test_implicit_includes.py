@@ -21,7 +21,7 @@ def test_probe_table_matches_each_hipcc(chain: Toolchain) -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed: it says what CUDA declares implicitly")
     probe = load_script("probe_implicit_includes")
-    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    out = REPO / "mappings" / "probed" / f"{probe.PREFIX}{chain.version}.yaml"
     assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0
 
 

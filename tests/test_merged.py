@@ -106,7 +106,7 @@ def test_ambiguous_operator_fails_where_used(tmp_path: Path) -> None:
 def test_vector_operator_facts_match_each_hipcc(chain: Toolchain) -> None:
     """scripts/probe_vector_ops.py --check against the committed table of every target (~1 s each)."""
     hipcc = require(chain)
-    table = REPO / "mappings" / f"vector-ops-{chain.version}.yaml"
+    table = REPO / "mappings" / "probed" / f"vector-ops-{chain.version}.yaml"
     proc = subprocess.run(
         [
             sys.executable,
@@ -126,7 +126,7 @@ def test_vector_operator_facts_match_each_hipcc(chain: Toolchain) -> None:
 
 def test_rule_facts_are_the_hip_52_table() -> None:
     """vector_ops_data.py's ambiguous operators are what the HIP 5.2 probe found, form for form."""
-    doc = yaml.safe_load((REPO / "mappings" / "vector-ops-5.2.yaml").read_text())
+    doc = yaml.safe_load((REPO / "mappings" / "probed" / "vector-ops-5.2.yaml").read_text())
     stated = {f"{op} vector" for op in AMBIGUOUS_COMPOUND}
     stated |= {f"{op} {fix}" for op in AMBIGUOUS_STEP for fix in ("prefix", "postfix")}
     assert set(doc["ambiguous"]) == stated

@@ -179,7 +179,7 @@ def test_predefined_probe_matches_each_hipcc(chain: Toolchain) -> None:
     """scripts/probe_predefined_macros.py --check against the committed table of every target."""
     hipcc = require(chain)
     probe = load_script("probe_predefined_macros")
-    out = REPO / "mappings" / f"{probe.PREFIX}{chain.version}.yaml"
+    out = REPO / "mappings" / "probed" / f"{probe.PREFIX}{chain.version}.yaml"
     assert probe.main(["--hipcc", hipcc, "--check", "--out", str(out)]) == 0
 
 

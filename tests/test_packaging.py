@@ -124,7 +124,10 @@ def wheel_names(wheel: Path) -> set[str]:
 def expected_in_wheel(src: Path) -> set[str]:
     """Every module of hipify_py/ and every mapping table, at the path an installed package has them."""
     modules = {p.relative_to(src).as_posix() for p in (src / "hipify_py").rglob("*.py")}
-    tables = {f"hipify_py/mappings_data/{p.name}" for p in (src / "mappings").iterdir() if p.is_file()}
+    tables = {
+        f"hipify_py/mappings_data/{p.relative_to(src / 'mappings').as_posix()}"
+        for p in (src / "mappings").rglob("*.yaml")
+    }
     return modules | tables
 
 
@@ -179,7 +182,9 @@ def test_two_builds_ship_the_same_bytes(built: Built, tmp_path: Path) -> None:
 def test_sdist_builds_everything_the_wheel_needs(built: Built) -> None:
     with tarfile.open(built.sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    assert {"setup.py", "pyproject.toml", "hipify_py/verify/__init__.py", "mappings/runtime.yaml"} <= names
+    assert {"setup.py", "pyproject.toml", "hipify_py/verify/__init__.py"} <= names
+    tables = {p.relative_to(built.src).as_posix() for p in (built.src / "mappings").rglob("*.yaml")}
+    assert tables and tables <= names, sorted(tables - names)
 
 
 # -- the installed command ----------------------------------------------------------------------------
@@ -264,9 +269,9 @@ def test_oldest_supported_python_runs_the_wheel(built: Built, tmp_path: Path) ->
 def prebuilt_targets(built: Built, cwd: Path) -> list[str]:
     """The HIP versions the installed wheel's tables were built for (asked of the installed code)."""
     code = (
-        "from hipify_py.data.mappings import mappings_dir, shipped_latest_version as latest\n"
+        "from hipify_py.data.mappings import probed_dir, shipped_latest_version as latest\n"
         "from hipify_py.run.prebuild import probed_versions\n"
-        "print(*sorted({latest(), *probed_versions(mappings_dir())}))"
+        "print(*sorted({latest(), *probed_versions(probed_dir())}))"
     )
     return checked(run([built.bin / "python", "-c", code], cwd), "listing the targets").stdout.split()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, one_per_name, range_text, read_table
 from hipify_py.data.versions import compare_versions
 
@@ -99,7 +99,7 @@ def load_table(path: Path | None = None) -> tuple[Adaptation, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     return tuple(_row(raw, sources, i) for i, raw in enumerate(doc.get("adaptations") or ()))
 
 

@@ -1,4 +1,4 @@
-"""Load the CUDA -> HIP mapping tables (mappings/*.yaml, made by scripts/gen_mappings.py).
+"""Load the CUDA -> HIP mapping tables (mappings/generated/*.yaml, made by scripts/gen_mappings.py).
 
 The generated files hold one YAML string per row (see compact_records), so ~9000 rows parse in
 under 0.1 s with libyaml; the parsed rows are also cached in marshal form under the user cache
@@ -39,7 +39,10 @@ from hipify_py.data.schema import (
     Namespace,
 )
 from hipify_py.data.versions import compare_versions, parse_version
-from hipify_py.util.cachedir import cache_root, mappings_dir
+from hipify_py.util.cachedir import GENERATED, HAND_KEPT, PROBED, cache_root, mappings_dir
+from hipify_py.util.cachedir import generated_dir as generated_dir  # the three folders, for the loaders
+from hipify_py.util.cachedir import hand_kept_dir as hand_kept_dir
+from hipify_py.util.cachedir import probed_dir as probed_dir
 
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)
@@ -198,15 +201,17 @@ def _absent_records(doc: Mapping[str, Any], where: str, key: str = "absent") -> 
 
 
 def _builtin_files(directory: Path) -> list[Path]:
-    files = [directory / f"{family}.yaml" for family in FAMILY_ORDER]
+    """The families (generated/), the hand-kept tables beside them and the probed hip-headers-*.yaml."""
+    files = [directory / GENERATED / f"{family}.yaml" for family in FAMILY_ORDER]
     missing = [str(p) for p in files if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"mapping tables missing: {', '.join(missing)}")
     optional = [
-        directory / name
+        directory / HAND_KEPT / name
         for name in (HEADERS_FILE, NAMESPACES_FILE, GUARDS_FILE, EXTRAS_FILE, INCLUDE_ORDER_FILE)
     ]
-    return files + [p for p in optional if p.is_file()] + sorted(directory.glob(HIP_HEADERS_GLOB))
+    probed = sorted((directory / PROBED).glob(HIP_HEADERS_GLOB))
+    return files + [p for p in optional if p.is_file()] + probed
 
 
 def _digest(blobs: Iterable[tuple[str, bytes]]) -> str:

@@ -8,7 +8,7 @@ import functools
 from pathlib import Path
 
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 
 PREFIX = "hip-predefined-macros-"
@@ -23,5 +23,5 @@ def hip_predefined_macros(hip_version: str | None = None, directory: Path | None
 
 
 def _build(hip_version: str | None, directory: Path | None = None) -> frozenset[bytes]:
-    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    _, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     return frozenset(name.encode() for name in str(data.get("macros") or "").split())

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import generated_dir, hand_kept_dir
 from hipify_py.data.versioned import holds_for, one_per_name, range_text, read_table
 
 TABLE_NAME = "version-renames.yaml"
@@ -72,7 +72,7 @@ def _build_table(path: Path | None = None) -> tuple[tuple[Rename, ...], tuple[Re
     paths = (
         [path]
         if path is not None
-        else [mappings_dir() / TABLE_NAME, *sorted(mappings_dir().glob(GENERATED_GLOB))]
+        else [hand_kept_dir() / TABLE_NAME, *sorted(generated_dir().glob(GENERATED_GLOB))]
     )
     names: list[Rename] = []
     headers: list[Rename] = []

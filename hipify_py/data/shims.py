@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir, probed_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
 from hipify_py.data.versions import compare_versions
 
@@ -259,7 +259,7 @@ def load_table(path: Path | None = None) -> tuple[Shim, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     rows = [_shim(raw, sources, i) for i, raw in enumerate(doc.get("shims") or ())]
     simd_source = sources.get(str(doc.get("simd_source")), "")
     if doc.get("simd") and not simd_source:
@@ -347,7 +347,7 @@ def error_strings(target: str) -> ErrorTable:
     the probe table of the target or the nearest older probed release."""
     from hipify_py.data.versions import read_versioned
 
-    _, data = read_versioned(mappings_dir(), GAPS_PREFIX, target)
+    _, data = read_versioned(probed_dir(), GAPS_PREFIX, target)
     rows = tuple((str(c), str(n), str(t)) for c, n, t in data.get("errors") or ())
     unknown = data.get("unknown") or ("hipErrorUnknown", "unknown error")
     return rows, (str(unknown[0]), str(unknown[1]))

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.declared import declared_type, member_type
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, ancestors
@@ -50,7 +50,7 @@ def load_facts(hip_version: str | None = None, directory: Path | None = None) ->
 
 
 def _build_facts(hip_version: str | None, directory: Path | None = None) -> Mapping[bytes, TypeFacts]:
-    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    _, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     facts: dict[bytes, TypeFacts] = {}
     for row in data.get("types") or ():
         fact = TypeFacts(row["hip"].encode(), frozenset(row["rewrite"]), frozenset(row["unresolved"]))

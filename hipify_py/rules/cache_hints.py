@@ -29,7 +29,7 @@ from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import normal, pointee_type
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir, probed_dir
 from hipify_py.data.shims import GUARD_PREFIX
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versioned import read_table
@@ -74,7 +74,7 @@ def hint_table(path: Path | None = None) -> CacheHintTypes:
 
 
 def _build_hint_table(path: Path | None = None) -> CacheHintTypes:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     kinds = {str(k): str(v) for k, v in (doc.get("intrinsics") or {}).items()}
     if not kinds or set(kinds.values()) - {"load", "store"}:
         raise TableError(f"{TABLE_NAME}: `intrinsics` maps each name to load or store")
@@ -118,7 +118,7 @@ def load_facts(hip_version: str | None = None, directory: Path | None = None) ->
 
 def _build_facts(hip_version: str | None, directory: Path | None = None) -> Facts:
     table = hint_table()
-    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     probed = data.get("declared") or {} if data else {}
     declared: dict[bytes, frozenset[bytes]] = {}
     lacks: dict[bytes, tuple[str, ...]] = {}

@@ -25,7 +25,7 @@ from hipify_py.analysis import callargs
 from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import generated_dir, probed_dir
 from hipify_py.data.schema import Entry
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versions import compare_versions, parse_version
@@ -110,16 +110,17 @@ def load_call_table(hip_version: str | None = None, directory: Path | None = Non
 
 
 def _build_call_table(hip_version: str | None, directory: Path | None = None) -> CallTable:
-    directory = directory or mappings_dir()
+    # why one folder when given: a test's tables lie side by side; the shipped ones are sorted by kind
+    generated, probed = (directory, directory) if directory else (generated_dir(), probed_dir())
     changes: dict[bytes, list[Change]] = {}
     overloads: dict[bytes, dict[int, bytes]] = {}
     arity: dict[bytes, tuple[int, int, int | None]] = {}
-    data = _read(directory / TABLE_FILE) if (directory / TABLE_FILE).is_file() else {}
+    data = _read(generated / TABLE_FILE) if (generated / TABLE_FILE).is_file() else {}
     for row in data.get("changes") or ():
         changes.setdefault(row["cuda"].encode(), []).append(Change.from_row(row, "hipify"))
     for row in data.get("overloads") or ():
         overloads.setdefault(row["cuda"].encode(), {})[int(row["arguments"])] = row["hip"].encode()
-    version, path = _probe_file_for(directory, hip_version)
+    version, path = _probe_file_for(probed, hip_version)
     if path is not None:
         probes = _read(path)
         for row in probes.get("changes") or ():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.tables import word_matches
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
@@ -66,7 +66,7 @@ def hip_device_functions(
 def _build_device_functions(
     hip_version: str | None, directory: Path | None = None
 ) -> Mapping[bytes, frozenset]:
-    _, data = read_versioned(directory or mappings_dir(), DEVICE_PREFIX, hip_version)
+    _, data = read_versioned(directory or probed_dir(), DEVICE_PREFIX, hip_version)
     table: dict[bytes, set[tuple[str, ...]]] = {}
     for row in data.get("functions") or ():
         table.setdefault(row["name"].encode(), set()).add(tuple(normal_type(p) for p in row["params"]))

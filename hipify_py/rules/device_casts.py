@@ -26,7 +26,7 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import expression_type, normal
 from hipify_py.data import derived
 from hipify_py.data.adaptations import load_table as load_adaptations
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versions import read_versioned
 from hipify_py.rules import RuleResult
@@ -58,7 +58,7 @@ def load_casts(hip_version: str | None = None, directory: Path | None = None) ->
 
 
 def _build_casts(hip_version: str | None, directory: Path | None = None) -> CastTable:
-    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    _, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     casts: dict[bytes, list[Cast]] = {}
     returns: dict[bytes, bytes] = {}
     # 64-bit lane masks on AMD (`__ballot_sync` -> `__ballot`): the warp-sync rule picks the count

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.shims import NVIDIA
 from hipify_py.data.versioned import read_table
 from hipify_py.engine.edits import Edit
@@ -49,7 +49,7 @@ def load_table(path: Path | None = None) -> tuple[HeaderShim, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[HeaderShim, ...]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     rows = []
     for i, raw in enumerate(doc.get("shims") or ()):
         fields = {k: raw.get(k) for k in ("header", "guard", "code", "source")}

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
@@ -51,7 +51,7 @@ def implicit_headers(
 def _build(
     hip_version: str | None, directory: Path | None = None
 ) -> tuple[str, dict[bytes, bytes], frozenset[bytes]]:
-    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     table = {}
     for header, names in (data.get("headers") or {}).items():
         for name in names:
@@ -123,7 +123,7 @@ def thrust_headers(
 def _build_thrust(
     hip_version: str | None, directory: Path | None = None
 ) -> tuple[str, dict[bytes, tuple[bytes, frozenset[bytes]]]]:
-    version, data = read_versioned(directory or mappings_dir(), THRUST_PREFIX, hip_version)
+    version, data = read_versioned(directory or probed_dir(), THRUST_PREFIX, hip_version)
     table = {}
     for header, row in (data.get("headers") or {}).items():
         via = frozenset(str(v).encode() for v in row.get("via") or ())

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, range_text, read_table
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
@@ -53,7 +53,7 @@ def load_table(path: Path | None = None) -> tuple[LibraryMacro, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[LibraryMacro, ...]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     rows = []
     for i, raw in enumerate(doc.get("macros") or ()):
         macro, header, source = raw.get("macro"), raw.get("header"), str(raw.get("source", ""))

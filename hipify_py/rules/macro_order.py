@@ -24,7 +24,7 @@ from pathlib import Path
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import guards_define, include_position
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
@@ -52,7 +52,7 @@ def hip_identifiers(
 def _build_identifiers(
     hip_version: str | None, directory: Path | None = None
 ) -> tuple[frozenset[bytes], frozenset[bytes]]:
-    _, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    _, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     return (
         frozenset(w.encode() for w in str(data.get("identifiers") or "").split()),
         frozenset(w.encode() for w in str(data.get("called") or "").split()),

@@ -19,7 +19,7 @@ from hipify_py.analysis.callargs import Call
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import declared_type
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleResult
@@ -66,7 +66,7 @@ def load_table(path: Path | None = None) -> tuple[LocationCall, ...]:
 
 
 def _build_table(path: Path | None = None) -> tuple[LocationCall, ...]:
-    doc, sources = read_table(path or mappings_dir() / TABLE_NAME)
+    doc, sources = read_table(path or hand_kept_dir() / TABLE_NAME)
     rows = []
     for i, raw in enumerate(doc.get("calls") or ()):
         cuda, hip, op, source = raw.get("cuda"), raw.get("hip"), raw.get("op"), str(raw.get("source", ""))

@@ -30,7 +30,7 @@ from typing import NamedTuple
 from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import COMMENT, IDENTIFIER
@@ -113,7 +113,7 @@ def ambiguous_forms(
 
 
 def _build_forms(hip_version: str | None, directory: Path | None = None) -> tuple[str, frozenset[str]]:
-    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     return version, frozenset(str(form) for form in data.get("ambiguous") or ())
 
 

@@ -61,14 +61,14 @@ def build_tables() -> list[str]:
     """Build, through `derived.load`, every table a run loads for each common target; the targets."""
     from hipify_py.data import derived
     from hipify_py.data.installed import shipped_library_headers
-    from hipify_py.data.mappings import mappings_dir, shipped_latest_version
+    from hipify_py.data.mappings import probed_dir, shipped_latest_version
     from hipify_py.engine.options import Options
     from hipify_py.pipeline.translate import default_tables, preload_rule_tables, translate
 
     # why these two by name: cli.py loads them so (its run_target and _missing_headers)
     latest = derived.load("latest-hip-version", shipped_latest_version)
     derived.load("library-headers", shipped_library_headers)
-    targets = sorted({latest, *probed_versions(mappings_dir())})
+    targets = sorted({latest, *probed_versions(probed_dir())})
     tables = default_tables()
     for target in targets:
         options = Options(hip_version=target)

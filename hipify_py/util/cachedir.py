@@ -18,7 +18,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent  # hipify_py/
 CACHE_ENV = "HIPIFY_PY_CACHE_DIR"
 PREBUILT = "prebuilt"  # under the installed mapping tables (hipify_py/mappings_data/)
 STAMP_FILE = "code-stamp"  # in PREBUILT: source_stamp() of the built package
-_CHECKOUT_MARK = "runtime.yaml"  # the first mapping family's table (data/mappings.py: FAMILY_ORDER)
+_CHECKOUT_MARK = "generated/runtime.yaml"  # the first mapping family's table (data/mappings.py: FAMILY_ORDER)
+# The three kinds of mapping table, one folder each (mappings/README.md says which script writes which)
+GENERATED = "generated"  # written by scripts/gen_*.py from reference data
+PROBED = "probed"  # <table>-<HIP version>.yaml, written per release by scripts/probe_*.py from its compilers
+HAND_KEPT = "hand-kept"  # edited by hand, a source for each fact
 
 
 def cache_root() -> Path | None:
@@ -36,6 +40,18 @@ def mappings_dir() -> Path:
     if (checkout / _CHECKOUT_MARK).is_file():
         return checkout
     return PACKAGE_DIR / "mappings_data"
+
+
+def generated_dir() -> Path:
+    return mappings_dir() / GENERATED
+
+
+def probed_dir() -> Path:
+    return mappings_dir() / PROBED
+
+
+def hand_kept_dir() -> Path:
+    return mappings_dir() / HAND_KEPT
 
 
 @functools.lru_cache(maxsize=1)

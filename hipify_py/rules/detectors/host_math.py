@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hipify_py.analysis.context import Context
 from hipify_py.data import derived
-from hipify_py.data.mappings import mappings_dir
+from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
@@ -40,7 +40,7 @@ def device_only_math(
 
 
 def _build(hip_version: str | None, directory: Path | None = None) -> tuple[str, frozenset[bytes]]:
-    version, data = read_versioned(directory or mappings_dir(), PREFIX, hip_version)
+    version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     return version, frozenset(str(n).encode() for n in data.get("device_only") or ())
 
 
