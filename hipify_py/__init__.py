@@ -1,3 +1,3 @@
 """hipify-py: port CUDA source code to HIP (ROCm)."""
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"

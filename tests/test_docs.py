@@ -95,3 +95,19 @@ def test_readme_is_for_users() -> None:
         h for h in re.findall(r"\b[0-9a-f]{7,40}\b", text) if re.search(r"[a-f]", h) and re.search(r"\d", h)
     ]
     assert hashes == []
+
+
+def test_changelog_is_in_released_versions() -> None:
+    """Keep a Changelog: an Unreleased section on top, then released versions, newest first; the newest
+    is the package's version (pyproject reads it from hipify_py.__version__)."""
+    from hipify_py import __version__
+    from hipify_py.data.versions import parse_version
+
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
+    assert headings[0] == "Unreleased"
+    versions = headings[1:]
+    assert versions and versions[0] == __version__
+    assert versions == sorted(versions, key=parse_version, reverse=True)
+    sections = re.findall(r"^### (.+)$", text, re.MULTILINE)
+    assert set(sections) <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
