@@ -17,6 +17,22 @@ EXAMPLES = REPO / "examples"
 sys.path.insert(0, str(REPO))
 
 
+def _bytecode_outside_the_tree() -> None:
+    """Under PYTHONDONTWRITEBYTECODE (set to keep __pycache__ out of a checkout) every test run, and every
+    `python -m hipify_py` a test starts, compiled the package again: ~2 s a process on a busy 2-CPU
+    machine. The bytecode goes to pytest's cache folder instead (PYTHONPYCACHEPREFIX, for the test
+    processes too): still none in the tree, and compiled once."""
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    prefix = str(REPO / ".pytest_cache" / "pycache")
+    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+
+
+_bytecode_outside_the_tree()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The compilers the tests run write their temporary files under the session's folder, which pytest
@@ -34,11 +50,17 @@ def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test parametrized with a toolchain compiles with it: it belongs to the `hipcc` tier."""
+    """A test parametrized with a toolchain compiles with it: it belongs to the `hipcc` tier, and to the
+    `rocm` tier too when the toolchain is a ROCm chroot. Every compile or build test is `slow`."""
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and any(isinstance(v, Toolchain) for v in callspec.params.values()):
+        chains = [v for v in callspec.params.values() if isinstance(v, Toolchain)] if callspec else []
+        if chains:
             item.add_marker(pytest.mark.hipcc)
+        if any(chain.chroot for chain in chains):
+            item.add_marker(pytest.mark.rocm)
+        if any(item.get_closest_marker(name) for name in ("hipcc", "rocm", "wheel")):
+            item.add_marker(pytest.mark.slow)  # a compiler or a build: out of the fast tier (`-m "not slow"`)
 
 
 @pytest.fixture(autouse=True)

@@ -181,6 +181,7 @@ def test_never_inside_a_replaced_range() -> None:
     assert out == b"int a;\n" + note + b"hipLaunchKernelGGL(kernel, g, 32, 0, 0, x);\nint b;\n"
 
 
+@pytest.mark.slow
 def test_annotate_never_breaks_a_translation() -> None:
     """Every example and fixture converts with --annotate, and the notes are all comment lines."""
     root = FIXTURES.parent.parent

@@ -102,6 +102,7 @@ def test_empty_file_stays_empty(tmp_path: Path, good: Path) -> None:
     assert good.read_bytes() == HIP
 
 
+@pytest.mark.slow
 def test_ten_megabyte_file(tmp_path: Path) -> None:
     body = (
         b"void step(float* d, const float* h, size_t n) {\n"

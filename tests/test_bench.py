@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from hipify_py.pipeline.translate import default_tables, translate
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
@@ -47,6 +49,7 @@ def test_copies_rename_user_symbols_but_keep_cuda_names(tmp_path: Path) -> None:
     assert b"cudaFree(0)" in renamed and b"int main()" in renamed
 
 
+@pytest.mark.slow
 def test_corpus_files_differ_and_translate(tmp_path: Path) -> None:
     bench = _bench()
     corpus = bench.build_corpus(tmp_path / "c", scale=0.2)

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from toolchains import TOOLCHAIN_ROOT, by_version, require
 
 from hipify_py.buildfiles.libraries import lib_key
-from tests.toolchains import TOOLCHAIN_ROOT, by_version, require
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,6 +110,8 @@ def _nccl_linkable(root: Path) -> bool:
     return lib_key("nccl") is not None and any(root.glob("usr/lib/*/cmake/rccl/rccl-config.cmake"))
 
 
+@pytest.mark.hipcc
+@pytest.mark.rocm
 def test_show_cmake_project_builds_on_rocm_72(tmp_path: Path) -> None:
     """convert --in-place, then `cmake -B build && cmake --build build` on ROCm 7.2.
 
@@ -156,6 +158,8 @@ main.o: main.cpp
 """
 
 
+@pytest.mark.hipcc
+@pytest.mark.rocm
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_makefile_project_builds(tmp_path: Path, version: str) -> None:
     """convert --in-place, then `make`: hipcc for the kernel, g++ for the host file (which reads HIP

@@ -113,6 +113,7 @@ def test_a_header_and_its_includer_define_a_helper_once() -> None:
 _NVCC = shutil.which("nvcc")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_NVCC is None, reason="needs nvcc (HIP's NVIDIA platform)")
 def test_helpers_keep_the_hint_on_the_nvidia_platform(tmp_path: Path) -> None:
     """On HIP's NVIDIA platform hip_runtime.h is CUDA's runtime header and hipcc runs nvcc: the

@@ -236,6 +236,7 @@ def test_python_dash_m_version() -> None:
     assert proc.stdout.strip() == f"hipify-py, version {__version__}"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("hipify-py") is None, reason="package not installed (pip install -e .)")
 def test_installed_console_script(tmp_path: Path) -> None:
     tree(tmp_path, {"a.cu": CUDA, "b.cu": HIP})
@@ -298,6 +299,7 @@ def _entry(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProc
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
 
 
+@pytest.mark.slow
 def test_the_executables_exit_keeps_codes_output_and_exit_handlers(tmp_path: Path) -> None:
     """The entry point ends without the interpreter's teardown (cli/entry.finish): exit codes, every
     byte of output and the atexit handlers are those of a normal exit."""

@@ -256,6 +256,7 @@ def test_docs_rules_md_is_generated_from_the_registry() -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_warp_size_constant_promise_holds_on_rocm7() -> None:
     """HIP218's fixture: ROCm 7.2 rejects exactly the flagged lines, ROCm 6.4 compiles the file."""
     from toolchains import by_version, require, syntax_check
@@ -272,6 +273,7 @@ def test_warp_size_constant_promise_holds_on_rocm7() -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_half_atomics_compile_on_rocm7() -> None:
     """atomicAdd on __half/__half2 at 7.2: its hipcc has no such overload; the one written (HIP223)
     makes the output compile, and no call is left reported as HIP215."""
@@ -285,6 +287,7 @@ def test_half_atomics_compile_on_rocm7() -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_half_shuffles_promise_holds(version: str) -> None:
     """HIP215 for 16-bit shuffles: each release's hipcc rejects exactly the calls its fixture flags."""
@@ -298,6 +301,7 @@ def test_half_shuffles_promise_holds(version: str) -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 @pytest.mark.parametrize("version", ["6.4", "7.2"])
 def test_half_bf16_cast_promise_holds(version: str) -> None:
     """HIP220: the release's hipcc rejects exactly the flagged casts (a template's at its instantiation);
@@ -315,6 +319,7 @@ def test_half_bf16_cast_promise_holds(version: str) -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_cub_warp_transpose_promise_holds() -> None:
     """HIP219: ROCm 6.4 fails on exactly the flagged instantiations (clang's notes name their lines); the
     negative twin compiles."""

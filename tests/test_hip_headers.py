@@ -316,7 +316,7 @@ def committed_facts() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def real_scan() -> object:
+def real_scan() -> object:  # a scan of every installed HIP header (seconds): its tests are marked slow
     versions = {lib: str(block["version"]) for lib, block in committed_facts().items()}
     return CHK.run_check(SYSTEM, versions)
 
@@ -329,6 +329,7 @@ def covered(checks: list) -> list:
 
 
 @need_headers
+@pytest.mark.slow
 def test_committed_facts_match_the_installed_headers(real_scan: object) -> None:
     """The scan alone re-derives the committed file (made with hipcc confirmation) for every library it
     covers: regenerate with the command in its header comment when the tables or those packages change."""
@@ -355,6 +356,7 @@ def test_names_dated_too_late_get_no_version_finding() -> None:
 
 
 @need_headers
+@pytest.mark.slow
 def test_libraries_beyond_the_facts_are_ignored(real_scan: object, tmp_path: Path) -> None:
     """A library the facts do not cover (here: a fake rocsparse beside the real headers) changes nothing
     the tests check, however many names it lacks."""
@@ -373,6 +375,7 @@ def test_libraries_beyond_the_facts_are_ignored(real_scan: object, tmp_path: Pat
 
 
 @need_headers
+@pytest.mark.slow
 def test_every_header_the_tool_writes_exists_or_is_dated_later(real_scan: object) -> None:
     """headers.yaml targets of installed libraries: none is missing while dated at or before the install."""
     assert covered(real_scan.header_checks)
@@ -380,6 +383,7 @@ def test_every_header_the_tool_writes_exists_or_is_dated_later(real_scan: object
 
 
 @need_headers
+@pytest.mark.slow
 def test_no_silent_rewrite_to_a_missing_name(real_scan: object) -> None:
     """Every name the tables call available but the headers lack is known to the tool as absent."""
     absent_in = load_mappings().absent_in

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fixture_cases import FIXTURES, hipcc_syntax
-from toolchains import TARGETS, Toolchain, by_version, params, require, syntax_check
+from toolchains import TARGETS, Toolchain, by_version, marks, params, require, syntax_check
 
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
@@ -161,8 +161,7 @@ PINNED_OUTPUTS = sorted(
 @pytest.mark.hipcc
 @pytest.mark.parametrize(
     ("output", "release"),
-    PINNED_OUTPUTS,
-    ids=[f"{o.relative_to(FIXTURES)}@{r}" for o, r in PINNED_OUTPUTS],
+    [pytest.param(o, r, marks=marks(r), id=f"{o.relative_to(FIXTURES)}@{r}") for o, r in PINNED_OUTPUTS],
 )
 def test_pinned_fixture_compiles_with_its_release(output: Path, release: str) -> None:
     """Outputs of folders pinned to a target (hip52, hip62, hip70, hip72...) compile with that release."""

@@ -19,7 +19,11 @@ from conftest import EXAMPLES, REPO
 
 from hipify_py.util.fileio import TEMP_MARK, remove_stale_temps
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc and signals")
+# slow: every test converts a 400-file tree in subprocesses with an empty cache, then kills or interrupts it
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc and signals"),
+    pytest.mark.slow,
+]
 
 FILES = 400
 DIRS = 20

@@ -101,6 +101,7 @@ def test_runtime_header_before_c_linkage_block(code: str, moved: bool) -> None:
         assert text.index("#include <hip/hip_runtime.h>") < text.index(opening)
 
 
+@pytest.mark.hipcc
 @pytest.mark.skipif(
     shutil.which("hipcc") is None, reason="needs hipcc (apt-get install hipcc libamdhip64-dev)"
 )

@@ -354,6 +354,7 @@ def test_committed_yaml_equals_fresh_generation() -> None:
     assert GEN.stale_files(generated, REPO / "mappings" / "generated") == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason=NO_REFERENCE)
 def test_check_mode_detects_drift(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"

@@ -44,6 +44,7 @@ def _checks(tmp_path: Path, translator: rc.Translator) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_examples_and_fixtures_are_clean() -> None:
     summary = rc.run_checks([ROOT / "examples", ROOT / "tests" / "fixtures"])
     assert summary.files >= 100 and summary.changed >= 90

@@ -61,6 +61,7 @@ def test_each_target_gets_its_rows(version: str) -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_hipblas3_table_is_what_the_headers_say() -> None:
     """mappings/version-renames-hipblas3.yaml is regenerated from the hipBLAS headers of ROCm 6.4 and 7.2."""
     from conftest import load_script
@@ -80,6 +81,7 @@ def test_hipblas3_names_from_rocm7_only() -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_spelled_table_is_what_the_headers_say() -> None:
     """mappings/version-renames-spelled.yaml is regenerated from the HIP headers of ROCm 6.4 and 7.2."""
     from conftest import load_script

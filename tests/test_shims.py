@@ -156,6 +156,7 @@ def test_no_shim_where_the_target_has_the_name(version: str) -> None:
     assert translate(result.text, Options(hip_version=version)).text == result.text
 
 
+@pytest.mark.slow
 def test_simd_values_match_cuda_semantics(tmp_path: Path) -> None:
     if CXX is None:
         pytest.skip("no host C++ compiler")
@@ -317,6 +318,7 @@ def _bf16_int_model(to: str, rounding: str, bits: int) -> int:
     return _clamp(rounded, lo, hi)
 
 
+@pytest.mark.slow
 def test_bf16_integer_shims_match_cuda_semantics(tmp_path: Path) -> None:
     """__bfloat162<int>_<mode> shims (no HIP declares them) against a model of PTX cvt, on the host."""
     if CXX is None:

@@ -91,6 +91,7 @@ void run_%d(float* host, int n) {
 )
 
 
+@pytest.mark.slow
 def test_ten_megabyte_file_completes_with_work_per_token() -> None:
     """Nothing quadratic in the file size: a 10 MB file converts, with exactly the per-block work times the
     number of blocks (not timed; a quadratic step would make this test run for hours, not seconds)."""

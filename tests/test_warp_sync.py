@@ -137,6 +137,7 @@ def test_fixture_folders_cover_each_version() -> None:
 
 
 @pytest.mark.hipcc
+@pytest.mark.rocm
 def test_project_header_after_a_hip_header_compiles(tmp_path: Path) -> None:
     """A TU that includes the runtime (through common.h) before the project header that shuffles: the
     opt-in macro would come too late there, so a full mask takes the mask-free form on ROCm 6.x."""

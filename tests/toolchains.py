@@ -25,6 +25,7 @@ TARGETS = {
     "6.4": "Debian sid chroot",
     "7.2": "Debian experimental chroot",
 }
+CHROOTS = frozenset({"6.4", "7.2"})  # made by scripts/provision_rocm.py; a test of one is in the `rocm` tier
 
 
 class Toolchain(NamedTuple):
@@ -35,6 +36,10 @@ class Toolchain(NamedTuple):
     @property
     def id(self) -> str:
         return f"hip{self.version}"
+
+    @property
+    def chroot(self) -> bool:
+        return self.version in CHROOTS
 
 
 def _header_version(include: Path) -> str | None:
@@ -58,8 +63,8 @@ def _find(version: str) -> Toolchain:
 
 
 TOOLCHAINS = [_find(v) for v in TARGETS]
-# The running test (set by conftest's autouse fixture): require() checks it carries the `hipcc` marker,
-# so a compile test cannot slip into the fast tier (`-m "not hipcc and not wheel"`).
+# The running test (set by conftest's autouse fixture): require() checks it carries the `hipcc` marker
+# (and `rocm` for a chroot), so a compile test cannot slip into a tier that leaves it out.
 CURRENT_TEST: ContextVar[pytest.Item | None] = ContextVar("CURRENT_TEST", default=None)
 PRESENT = [t for t in TOOLCHAINS if t.hipcc is not None]
 
@@ -69,6 +74,8 @@ def require(chain: Toolchain) -> str:
     item = CURRENT_TEST.get()
     if item is not None and item.get_closest_marker("hipcc") is None:
         pytest.fail(f"{item.nodeid} runs hipcc: mark it @pytest.mark.hipcc (or parametrize it with params())")
+    if item is not None and chain.chroot and item.get_closest_marker("rocm") is None:
+        pytest.fail(f"{item.nodeid} runs the ROCm {chain.version} chroot: mark it @pytest.mark.rocm")
     if chain.hipcc is None:
         why = f"HIP {chain.version} ({TARGETS[chain.version]}) is not here: run scripts/provision_rocm.py"
         if os.environ.get("CI"):
@@ -84,6 +91,11 @@ def by_version(version: str) -> Toolchain:
 def params() -> list:
     """TOOLCHAINS as pytest parameters with readable ids."""
     return [pytest.param(t, id=t.id) for t in TOOLCHAINS]
+
+
+def marks(version: str) -> list[pytest.MarkDecorator]:
+    """The tier markers of a test parameter that compiles with the release `version`."""
+    return [pytest.mark.hipcc, *([pytest.mark.rocm] if version in CHROOTS else [])]
 
 
 def syntax_check(hipcc: str, path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
