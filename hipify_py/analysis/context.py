@@ -54,6 +54,12 @@ _HIP_GUARD = lazy(
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
 _HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
+# the headers of CUDA's toolkit a CUDA arm includes (as against the HIP arm beside it)
+_CUDA_INCLUDE = lazy(
+    rb'#[ \t]*include[ \t]*[<"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvToolsExt|nvtx3/|'
+    rb"cooperative_groups|cub/|thrust/|mma\.h|sm_\d)"
+)
+_CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else"})
 _OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
 # `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
@@ -297,6 +303,8 @@ class Context:
             yield start, len(self.source)
 
     def _hip_branches(self) -> Iterator[tuple[int, int]]:
+        if b"hip/" in self.source and b"include" in self.source:
+            yield from self._hip_include_arms()
         if b"HIP" not in self.source and b"ROCM" not in self.source:
             return  # every guard macro contains one of these: spare most files a whole-file scan
         seen: set[int] = set()
@@ -327,6 +335,50 @@ class Context:
             if end is not None:
                 yield parent.start_byte, end
             node = parent
+
+    def _hip_include_arms(self) -> Iterator[tuple[int, int]]:
+        """An arm of a conditional that includes HIP headers while another arm of the same chain includes
+        CUDA's (`#ifdef O_HIP #include <hip/hip_runtime.h> ... #else #include <cuda_runtime.h> #endif`): a
+        HIP branch whatever its macro is called. What it defines (`#define cudaError_t hipError_t`) is
+        not in the build of the translated CUDA arm, so it must not keep uses elsewhere from renaming."""
+        seen: set[int] = set()
+        for m in _HIP_INCLUDE.finditer(self.source):
+            node = self.root.descendant_for_byte_range(m.start(), m.start() + 1)
+            while node is not None and node.type not in _CONDITIONALS:
+                node = node.parent
+            if node is None:
+                continue
+            arms = self._arms(node)
+            for start, end in arms:
+                if start in seen or not start <= m.start() < end:
+                    continue
+                own = self.source[start:end]
+                others = [self.source[a:b] for a, b in arms if a != start]
+                if not _CUDA_INCLUDE.search(own) and any(_CUDA_INCLUDE.search(o) for o in others):
+                    seen.add(start)
+                    yield start, end
+
+    def _arms(self, node: Node) -> list[tuple[int, int]]:
+        """(start, end) of every arm of the `#if ... #elif ... #else ... #endif` chain holding `node`."""
+        while (
+            node.parent is not None
+            and node.type in ("preproc_elif", "preproc_else")
+            and node.parent.type in _CONDITIONALS
+        ):
+            node = node.parent
+        arms: list[tuple[int, int]] = []
+        current: Node | None = node
+        while current is not None:
+            if current.type == "preproc_else":
+                arms.append((current.start_byte, current.end_byte))
+                break
+            header_end = self._condition_end(current)
+            alternative = current.child_by_field_name("alternative")
+            if header_end is None:
+                break
+            arms.append((header_end, alternative.start_byte if alternative is not None else current.end_byte))
+            current = alternative
+        return arms
 
     def _guarded_span(self, cond: Node, name_at: int) -> tuple[int, int] | None:
         """The branch of `cond` that is compiled when the HIP macro is defined."""
