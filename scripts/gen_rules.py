@@ -107,7 +107,12 @@ def render_texts(texts: dict[str, tuple[str, Rule]]) -> str:
         "",
         "",
         "def rule_info(rule_id: str) -> Rule:",
-        "    return RULES[rule_id]",
+        "    try:",
+        "        return RULES[rule_id]",
+        "    except KeyError:  # why the message: a new id's text is written here only by the generator",
+        "        raise KeyError(",
+        '            f"{rule_id}: no text: declare it where it is emitted, then run scripts/gen_rules.py"',
+        "        ) from None",
         "",
     ]
     return "\n".join(lines)

@@ -92,4 +92,9 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in _TEXTS})
 
 
 def rule_info(rule_id: str) -> Rule:
-    return RULES[rule_id]
+    try:
+        return RULES[rule_id]
+    except KeyError:  # why the message: a new id's text is written here only by the generator
+        raise KeyError(
+            f"{rule_id}: no text: declare it where it is emitted, then run scripts/gen_rules.py"
+        ) from None

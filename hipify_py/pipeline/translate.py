@@ -89,7 +89,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy.
     `stop`: asked before each table; True ends the loading there (a guess that other work outranks)."""
-    loads, tables, views = _PRELOAD
+    loads, tables, views = registry.preload_steps()
     version = options.hip_version
     # why the per-target views too: built from the tables on first use, they were built again in each
     # worker (renames_for: ~2.3 ms, in a worker's first file)
@@ -323,4 +323,3 @@ DECLARED = registry.declare(
         "detectors/api_in_cuda_only_code_negative",
     ),
 )
-_PRELOAD = registry.preload_steps()
