@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.engine.edits import Edit, apply_edits
 from hipify_py.util.lazyre import lazy
 
@@ -254,3 +254,63 @@ def _ext(name: str) -> str:
 
 
 RESIDUE = lazy(r"[A-Za-z0-9_]*(?:[Cc][Uu][Dd][Aa]|[Nn][Vv][Cc][Cc])[A-Za-z0-9_]*")
+
+
+# The texts of the ids this module emits (collected by scripts/gen_rules.py; see rules/registry.py)
+RULE_TEXTS: tuple[Rule, ...] = (
+    Rule(
+        "HIP401",
+        "build-construct-not-understood",
+        Severity.WARNING,
+        "CUDA build construct not understood: left as is",
+        "Port this build setting by hand.",
+        "The CMake/Makefile translator reports what it does not understand instead of guessing.",
+    ),
+    Rule(
+        "HIP402",
+        "nvcc-flag",
+        Severity.WARNING,
+        "nvcc-only flag dropped or mapped approximately",
+        "Check the hipcc/clang equivalent of this flag.",
+        "Some nvcc flags have no exact hip-clang equivalent; they are mapped or dropped and reported.",
+    ),
+    Rule(
+        "HIP404",
+        "gpu-targets",
+        Severity.INFO,
+        "CUDA architectures replaced by AMD GPU targets",
+        "Check the AMD targets: convert again with --offload-arch gfxNNN[,gfxMMM] (or the offload-arch "
+        "configuration key) to choose them.",
+        "CMAKE_CUDA_ARCHITECTURES, the CUDA_ARCHITECTURES property, -arch=sm_XX, -gencode, "
+        "--gpu-architecture and make variables holding sm_XX values become CMAKE_HIP_ARCHITECTURES, "
+        "HIP_ARCHITECTURES and --offload-arch; a CUDA number is never carried over. The targets are, in "
+        "this order: --offload-arch (or the configuration key), the GPUs of the machine "
+        "(rocm_agent_enumerator or amdgpu-arch, gfx000 left out), else gfx90a. Each build file that sets "
+        "architectures says once which were written and why.",
+    ),
+    Rule(
+        "HIP405",
+        "cxx-standard-raised",
+        Severity.INFO,
+        "C++ standard raised to what the target's ROCm libraries require",
+        "Check that the code builds as C++17 (register, dynamic exception specifications and std::auto_ptr "
+        "are gone).",
+        'ROCm 7\'s rocPRIM, rocThrust and hipCUB stop with `#error "rocPRIM requires at least C++17"`. The '
+        "lowest standard each library header of a release compiles with is probed "
+        "(scripts/probe_cxx_standard.py -> mappings/cxx-standard-<version>.yaml); a lower -std=c++NN, "
+        "CMAKE_CXX_STANDARD, CMAKE_CUDA_STANDARD, CXX_STANDARD/CUDA_STANDARD property or cxx_std_NN compile "
+        "feature in a converted build file is raised to it.",
+    ),
+    Rule(
+        "HIP406",
+        "host-hip-platform",
+        Severity.INFO,
+        "Host build settings adapted to HIP",
+        "Nothing to do; where your host compiles take their flags from elsewhere (a toolchain file, the "
+        "environment), define __HIP_PLATFORM_AMD__ there too.",
+        "Host C++ compiled by g++ or $(CXX) that includes HIP headers must define the platform "
+        '(-D__HIP_PLATFORM_AMD__; CMake: link hip::host), or hip_runtime.h stops with "Must define exactly '
+        'one of __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__". A requirement on CMAKE_CUDA_COMPILER is '
+        "dropped: CMake finds ROCm's clang++ for the HIP language itself.",
+    ),
+)

@@ -23,34 +23,13 @@ from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import Edit, apply_edits
 from hipify_py.engine.options import Options
 from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleFn, RuleResult
-from hipify_py.rules.brace_assign import fix_brace_assignments
+from hipify_py.rules import RuleFn, RuleResult, registry
 from hipify_py.rules.cache_hints import adapt_cache_hints
-from hipify_py.rules.calls import adapt_calls
-from hipify_py.rules.collisions import check_collisions
-from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
-from hipify_py.rules.device_casts import cast_device_arguments
-from hipify_py.rules.dim3_construct import construct_dim3
-from hipify_py.rules.guards import rewrite_guards
-from hipify_py.rules.header_shims import insert_header_shims
-from hipify_py.rules.identifiers import rename_identifiers
-from hipify_py.rules.implicit_includes import (
-    add_implicit_includes,
-    add_thrust_includes,
-    implicit_headers,
-    thrust_headers,
-)
-from hipify_py.rules.includes import rewrite_includes
+from hipify_py.rules.implicit_includes import add_implicit_includes, add_thrust_includes
 from hipify_py.rules.launch import convert_launches
-from hipify_py.rules.library_macros import define_library_macros
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
-from hipify_py.rules.mem_locations import adapt_location_calls
-from hipify_py.rules.nvcc_guards import rewrite_nvcc_guards
 from hipify_py.rules.shims import insert_shims
-from hipify_py.rules.template_keyword import insert_template_keywords
-from hipify_py.rules.vector_ops import check_vector_operators
-from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.util.lazyre import lazy, words_at_boundary
 
 
@@ -78,29 +57,13 @@ class Result:
 
 
 def translation_rules() -> tuple[RuleFn, ...]:
-    """Rules that edit code. Order matters only for insertions at one offset (kept in order)."""
-    return (
-        rewrite_includes,
-        rename_identifiers,
-        rewrite_guards,
-        rewrite_nvcc_guards,
-        convert_launches,
-        adapt_calls,
-        construct_dim3,
-        cast_device_arguments,
-        fix_brace_assignments,
-        adapt_warp_sync,
-        adapt_location_calls,
-        define_library_macros,
-        insert_shims,
-        adapt_cache_hints,
-        insert_header_shims,
-        drop_register,
-        insert_template_keywords,
-        guard_device_redefinitions,
-        check_collisions,
-        check_vector_operators,
-    )
+    """Rules that edit code, by the order keys their modules declare (rules/registry.py). Order matters
+    only for insertions at one offset (kept in order)."""
+    return _TRANSLATION_RULES
+
+
+# why at import: every rule module is imported here anyway, and a file's translate() then reads a tuple
+_TRANSLATION_RULES = registry.translation_rules()
 
 
 def detector_rules() -> tuple[RuleFn, ...]:
@@ -126,57 +89,11 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy.
     `stop`: asked before each table; True ends the loading there (a guess that other work outranks)."""
-    from hipify_py.data import adaptations, renames, shims, vendor_libs
-    from hipify_py.rules import (
-        brace_assign,
-        cache_hints,
-        calls,
-        cxx,
-        device_casts,
-        header_shims,
-        library_macros,
-        macro_order,
-        mem_locations,
-        vector_ops,
-    )
-    from hipify_py.rules import shims as shim_rule
-    from hipify_py.rules.detectors import host_math
-
+    loads, tables, views = registry.preload_steps()
     version = options.hip_version
-    loads = (
-        calls.load_call_table,
-        device_casts.load_casts,
-        brace_assign.load_facts,
-        cache_hints.load_facts,
-        cxx.hip_device_functions,
-        macro_order.hip_identifiers,
-        host_math.device_only_math,
-        vendor_libs.load_facts,
-        implicit_headers,
-        thrust_headers,
-        hip_predefined_macros,
-        vector_ops.ambiguous_forms,
-    )
-    tables = (
-        cache_hints.hint_table,
-        adaptations.load_table,
-        renames.load_table,
-        shims.load_table,
-        library_macros.load_table,
-        mem_locations.load_table,
-        header_shims.load_table,
-    )
     # why the per-target views too: built from the tables on first use, they were built again in each
     # worker (renames_for: ~2.3 ms, in a worker's first file)
     target = version or default_tables().mappings.latest_hip_version
-    views = (
-        renames.renames_for,
-        shim_rule.shim_tokens,
-        shim_rule.overload_rows,
-        shims.error_strings,
-        adaptations.row_words,
-        mem_locations.rows_for,
-    )
     for step in (
         *(functools.partial(load, version) for load in loads),
         *tables,
@@ -386,3 +303,23 @@ def _has_kernel_code(ctx: Context) -> bool:
         not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
         for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
     )
+
+
+# The pipeline's own table (option macros: _with_option_macros) and the fixtures of what it does around
+# the rules (suppressions, encodings, already-HIP and mixed files, annotations, real-world files)
+DECLARED = registry.declare(
+    __name__,
+    loads=(hip_predefined_macros,),
+    fixtures=(
+        "annotate",
+        "encoding",
+        "mixed",
+        "negative",
+        "false_alarms",
+        "option_macros",
+        "realworld",
+        "detectors/suppressed_and_protected",
+        "detectors/amd_native_negative",
+        "detectors/api_in_cuda_only_code_negative",
+    ),
+)

@@ -24,9 +24,11 @@ from hipify_py.analysis.declared import declared_type, member_type
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, ancestors
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 PREFIX = "brace-assign-"
@@ -129,3 +131,26 @@ def _target_type(source: bytes, left: Node, root: Node) -> bytes | None:
                     return None
                 return member_type(source, source[owner_type.start_byte : owner_type.end_byte], name, root)
     return None
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={90: fix_brace_assignments},
+    texts=(
+        Rule(
+            "HIP130",
+            "braced-assignment",
+            Severity.ERROR,
+            "Braced-list assignment HIP's type does not accept",
+            "Write every member (`v = float4{1, 0, 0, 0}` for CUDA's `v = {1}`) or assign the members.",
+            "CUDA's vector and half types are aggregates (or take the list through one constructor), so `v "
+            "= {1}` sets v.x and zero-fills the rest. HIP's types are classes with several constructors and "
+            "operator= overloads: the assignment does not compile, and `float4{1}` would broadcast 1 to "
+            "every member. Where `T{...}` means what CUDA meant (scripts/probe_brace_assign.py runs both on "
+            "the host) the tool writes it; this finding is the forms where it does not.",
+        ),
+    ),
+    loads=(load_facts,),
+    fixtures=("cxx/brace_assign*",),
+)

@@ -34,10 +34,12 @@ from hipify_py.data.shims import GUARD_PREFIX
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versioned import read_table
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.rules.shims import _below_top_comments, _declares, _position
 
 PREFIX = "cache-hint-overloads-"
@@ -246,3 +248,31 @@ def _helper_text(table: CacheHintTypes, name: str, helper: str, why: str, nl: by
         "#endif\n"
     )
     return text.replace("\n", nl.decode()).encode()
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={140: adapt_cache_hints},
+    texts=(
+        Rule(
+            "HIP139",
+            "cache-hint-not-called",
+            Severity.ERROR,
+            "Cache-hint load or store named other than in a call, for a target that lacks overloads of it",
+            "Call it (`__ldcs(p)`: the translation then adapts each call) or write the plain load `*p` / "
+            "store `*p = v`, which is what HIP's own overloads do.",
+            "CUDA declares the cache-hint loads (__ldg, __ldcg, __ldca, __ldcs, __ldlu, __ldcv) and stores "
+            "(__stwb, __stcg, __stcs, __stwt) for 34 types; HIP declares __ldg for most and the others for "
+            "__half/__half2 at most (scripts/probe_cache_hints.py, "
+            "mappings/cache-hint-overloads-<version>.yaml). A call whose type the target lacks, or whose "
+            "type the file does not state, is sent to a helper template hipify-py inserts (HIP134: on AMD a "
+            "plain load or store, on HIP's NVIDIA platform CUDA's intrinsic). A name that is not called "
+            "(its address taken, passed as a function) cannot be sent there: the overload it picks may not "
+            "exist on ROCm.",
+        ),
+    ),
+    loads=(load_facts,),
+    tables=(hint_table,),
+    fixtures=("cache_hints",),
+)

@@ -29,8 +29,10 @@ from hipify_py.data.mappings import generated_dir, probed_dir
 from hipify_py.data.schema import Entry
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versions import compare_versions, parse_version
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 TABLE_FILE = "call-adaptations.yaml"
@@ -311,3 +313,38 @@ def _describe(change: Change) -> str:
         "move_argument": f"move argument {change.arg + 1} to position {change.to + 1}",
     }
     return what.get(change.op, change.op)
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={60: adapt_calls},
+    texts=(
+        Rule(
+            "HIP121",
+            "call-argument-dropped",
+            Severity.WARNING,
+            "HIP's counterpart of this call has no parameter for one of its arguments",
+            "Check that the dropped argument's value is HIP's default behaviour; otherwise port the call by "
+            "hand.",
+            "The call was adapted to HIP's argument list (mappings/call-adaptations.yaml, from AMD HIPIFY), "
+            "which drops an argument HIP has no parameter for; AMD's hipify-clang warns of the same loss.",
+        ),
+        Rule(
+            "HIP122",
+            "call-adaptation-impossible",
+            Severity.ERROR,
+            "Call needs an argument change that could not be made here",
+            "Adapt the arguments by hand as the message says.",
+            "The HIP (or --roc library) counterpart of this call takes other arguments than CUDA's, and the "
+            "change could not be made: the call has fewer arguments than the change needs, or the value "
+            "depends on a target HIP version that is unknown.",
+        ),
+    ),
+    loads=(load_call_table,),
+    fixtures=(
+        "calls",
+        "calls_roc",
+        "symbols",
+    ),
+)

@@ -26,12 +26,14 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from hipify_py.analysis.context import Context
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.rules.identifiers import replacement
+from hipify_py.rules.merge_sets import merge_candidates
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
@@ -43,29 +45,6 @@ _SCOPES = frozenset({"namespace_definition", "struct_specifier", "class_specifie
 _COMMENT_NODES = frozenset({"comment"})
 # leaves the identifier rule renames (string contents and members are never renamed)
 _NAME_LEAVES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
-
-
-def merge_candidates(ctx: Context) -> tuple[dict[bytes, bytes], set[bytes]]:
-    """(CUDA name -> HIP name it becomes, HIP names that two different spellings of the file become).
-
-    Only names present in the file count, so a file without two members of one merge set costs one
-    identifier scan and a set intersection.
-    """
-    present = ctx.identifiers
-    targets: dict[bytes, bytes] = {}
-    spellings: dict[bytes, set[bytes]] = defaultdict(set)
-    for name in ctx.tables.candidates.keys & present:
-        if name not in ctx.tables.names:
-            continue  # a renamed namespace (cub)
-        entry = ctx.tables.names[name]
-        new, _ = replacement(entry, ctx.options)
-        if not new:
-            continue
-        target = new.encode()
-        targets[name] = target
-        spellings[target].add(name)
-    merged = {t for t, names in spellings.items() if len(names) > 1 or t in present}
-    return targets, merged
 
 
 def check_collisions(ctx: Context) -> RuleResult:
@@ -574,3 +553,37 @@ def _report_case(
             f"the value now runs line {line}'s code, which differs from this case's"
         )
         result.diagnostics.append(ctx.diag("HIP212", start, end, message))
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={190: check_collisions},
+    texts=(
+        Rule(
+            "HIP125",
+            "merged-overloads",
+            Severity.ERROR,
+            "Two definitions get one signature after renaming (HIP merges their CUDA types)",
+            "Keep one of the two definitions (HIP has a single type for both, e.g. hipError_t for "
+            "cudaError_t and CUresult) or guard the other with `#if 0`.",
+            "CUDA has distinct types where HIP has one (cudaError_t/CUresult -> hipError_t, "
+            "cudaStream_t/CUstream -> hipStream_t, cudaEvent_t/CUevent, cudaArray_t/CUarray, ...; the merge "
+            "sets are the CUDA names the mapping tables send to one HIP name). Overloads on such a pair "
+            "become redefinitions. Where the later definition can be wrapped safely, the tool does it "
+            "(HIP212/HIP213); this finding is what it could not fix.",
+        ),
+        Rule(
+            "HIP126",
+            "merged-case-labels",
+            Severity.ERROR,
+            "Two case labels get one value after renaming (HIP merges their CUDA enumerators)",
+            "Remove the later label: HIP has a single enumerator for both, so it can never be reached.",
+            "Several CUDA enumerators map to one HIP enumerator (cudaErrorX and CUDA_ERROR_X -> hipErrorX; "
+            "CU_DEVICE_ATTRIBUTE_..._WIDTH and _HEIGHT -> one hipDeviceAttribute...), so a switch naming "
+            "both gets a duplicate case label. The tool comments the later label out (HIP212/HIP213); this "
+            "finding is what it could not fix.",
+        ),
+    ),
+    fixtures=("collisions",),
+)

@@ -21,10 +21,12 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.tables import word_matches
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, ancestors
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _REGISTER = lazy(rb"(?<![\w$])register(?![\w$])[ \t]*")
@@ -223,3 +225,39 @@ def _whole_lines(source: bytes, node: Node) -> tuple[int | None, int | None]:
     if source[node.end_byte : end].strip():
         return None, None
     return line_start, end
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={160: drop_register, 180: guard_device_redefinitions},
+    texts=(
+        Rule(
+            "HIP123",
+            "redefines-hip-device-function",
+            Severity.ERROR,
+            "Definition of a device function HIP already defines",
+            "Remove this definition for ROCm (e.g. `#if !defined(__HIP_PLATFORM_AMD__)` around it); HIP's "
+            "own function does the same.",
+            "HIP's headers define this device function with the same parameter types (atomicAdd for double, "
+            "atomicMax/atomicMin for float, ...; mappings/hip-device-functions-*.yaml, read from the "
+            "installed headers), so this definition is a redefinition error with hipcc. Reported where the "
+            "tool cannot place a guard itself (the definition shares its lines with other code).",
+        ),
+        Rule(
+            "HIP210",
+            "guarded-hip-device-function",
+            Severity.WARNING,
+            "Definition of a device function HIP already defines: guarded out on AMD",
+            "Check that HIP's function does what this definition did (HIP's atomics are the standard ones).",
+            "HIP's headers define this device function with the same parameter types, so the definition "
+            "would be a redefinition error; it is wrapped in `#if !defined(__HIP_PLATFORM_AMD__)` so ROCm "
+            "builds use HIP's function and other builds keep the definition.",
+        ),
+    ),
+    loads=(hip_device_functions,),
+    fixtures=(
+        "cxx/register",
+        "detectors/device_redefinition*",
+    ),
+)

@@ -30,6 +30,7 @@ from hipify_py.data.mappings import probed_dir
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.versions import read_versioned
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 PREFIX = "device-call-casts-"
@@ -145,3 +146,12 @@ def _needs_cast(ctx: Context, call: Call, cast: Cast, returns: Mapping[bytes, by
     if known is None:
         return cast.uniform
     return normal(known) in cast.types
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={80: cast_device_arguments},
+    loads=(load_casts,),
+    fixtures=("cxx/device_casts*",),
+)

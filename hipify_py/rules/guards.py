@@ -14,9 +14,11 @@ from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.pp_branches import directives
 from hipify_py.data.schema import Guard
 from hipify_py.engine import lexer
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _CONDITIONS = frozenset({b"if", b"ifdef", b"ifndef", b"elif"})
@@ -77,3 +79,30 @@ def _rewrite(ctx: Context, rows: tuple[Guard, ...], start: int, end: int, result
         result.diagnostics.append(ctx.diag("HIP307", start, end, message))
     result.edits.append(Edit(start, end, target.encode()))
     result.counts["guards"] += 1
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={30: rewrite_guards},
+    texts=(
+        Rule(
+            "HIP307",
+            "cuda-header-guard",
+            Severity.WARNING,
+            "Guard or feature macro of a CUDA header that HIP does not define",
+            "Include the HIP counterpart and test its macro, or test __HIP_PLATFORM_AMD__ for a ROCm "
+            "branch; without a counterpart, port the guarded code by hand.",
+            "Helper headers hide code behind the include guards of CUDA headers (`#ifdef "
+            "__DRIVER_TYPES_H__`, `CUBLAS_API_H_`, `CUSPARSEAPI`...). hipify-py rewrites the guards whose "
+            "HIP counterpart header defines a macro (mappings/guards.yaml, checked against the installed "
+            "headers) and reports the others: a library without a HIP counterpart (nvJPEG, NPP), or a macro "
+            "the target HIP version's header does not define. Under hipcc the condition never holds, so the "
+            "code it guards is silently dropped on ROCm.",
+        ),
+    ),
+    fixtures=(
+        "guards/helper_guards",
+        "guards/own_macros",
+    ),
+)

@@ -21,6 +21,7 @@ from hipify_py.data.versioned import read_table
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 TABLE_NAME = "header-shims.yaml"
@@ -112,3 +113,12 @@ def _settle(ctx: Context, shim: HeaderShim, result: RuleResult) -> None:
     alternatives = b"|".join(n.encode() for n in sorted(shim.names))
     names = compiled(rb"(?<![\w$])(?:" + alternatives + rb")(?![\w$])")
     result.settled.extend((u.start(), u.end(), SETTLED_RULES) for u, _ in ctx.code_matches(names))
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={150: insert_header_shims},
+    tables=(load_table,),
+    fixtures=("shims/*/cg_*",),
+)

@@ -11,13 +11,15 @@ from collections.abc import Mapping
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data.renames import Rename, renames_for
+from hipify_py.data.renames import load_table as _renames_table
 from hipify_py.data.schema import Entry
 from hipify_py.data.versions import compare_versions
-from hipify_py.engine.diagnostics import Diagnostic
+from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -376,3 +378,85 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         end += len(ctx.source[end : end + 16]) - len(ctx.source[end : end + 16].lstrip(b" \t"))
     result.edits.append(Edit(start, end, new.encode()))
     result.counts[f"identifiers.{entry.family}"] += 1
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={20: rename_identifiers},
+    texts=(
+        Rule(
+            "HIP101",
+            "unsupported-api",
+            Severity.ERROR,
+            "CUDA API with no HIP counterpart",
+            "Rewrite this code by hand (see the HIP docs for an alternative) or guard it with `#ifndef "
+            "__HIP_PLATFORM_AMD__`.",
+            "The mapping tables list this CUDA name but HIP has no counterpart for it, so the name is left "
+            "as is and the translated file will not compile on ROCm until it is replaced. Not reported: "
+            "names under another scope (`sycl::mul24`, `Ops::mul24`, also in macro bodies), names the file "
+            "defines itself (`inline void memoryBarrier() {...}`, a #define), member accesses, and code "
+            "hipcc never compiles.",
+        ),
+        Rule(
+            "HIP103",
+            "hip-version-too-old",
+            Severity.ERROR,
+            "HIP counterpart is newer than the target HIP version",
+            "Raise --hip-version, or keep a CUDA-only path for older ROCm releases.",
+            "The HIP counterpart of this CUDA name was added in a HIP release newer than the target given "
+            "with --hip-version; the translated code will not compile against the older HIP. Names the "
+            "headers of a real install lack (mappings/hip-headers-*.yaml) count as newer than that install "
+            "even where the reference tables date them earlier. An error: the target (by default the "
+            "installed HIP) cannot compile the line.",
+        ),
+        Rule(
+            "HIP104",
+            "hip-deprecated-or-removed",
+            Severity.WARNING,
+            "HIP counterpart is deprecated or removed in the target HIP version",
+            "Move to the replacement API named in the HIP documentation.",
+            "The HIP counterpart exists but is deprecated or removed in the target HIP version.",
+        ),
+        Rule(
+            "HIP105",
+            "cuda-deprecated",
+            Severity.INFO,
+            "CUDA API is deprecated or removed in CUDA itself",
+            "Consider moving to the current CUDA API first; its HIP counterpart is usually better supported.",
+            "The CUDA name is deprecated or removed in CUDA; HIP may still provide a counterpart.",
+        ),
+        Rule(
+            "HIP106",
+            "roc-fallback",
+            Severity.INFO,
+            "No ROC library counterpart: translated to the hip* wrapper instead",
+            "Mixing roc* and hip* calls on one handle does not work; use hip* for this library or port this "
+            "call by hand.",
+            "With --roc, names are translated to the roc* library (rocBLAS, rocRAND, ...) where the tables "
+            "have a counterpart; this one has none, so the hip* wrapper name is used.",
+        ),
+        Rule(
+            "HIP107",
+            "experimental-mapping",
+            Severity.INFO,
+            "HIP counterpart is experimental",
+            "Test this call carefully on ROCm; its behaviour may differ from CUDA.",
+            "The mapping tables mark this HIP counterpart as experimental.",
+        ),
+    ),
+    tables=(_renames_table,),
+    views=(renames_for,),
+    fixtures=(
+        "identifiers",
+        "extras",
+        "namespaces",
+        "renames",
+        "roc",
+        "hipblas",
+        "cub",
+        "device",
+        "macros",
+        "hip_version",
+    ),
+)

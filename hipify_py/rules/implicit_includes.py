@@ -27,10 +27,12 @@ from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 PREFIX = "implicit-includes-"
@@ -168,3 +170,49 @@ def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
         result.diagnostics.append(ctx.diag("HIP221", m.start(1), m.end(1), message))
         result.counts["includes"] += 1
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    texts=(
+        Rule(
+            "HIP135",
+            "implicit-c-header",
+            Severity.INFO,
+            "C header nvcc includes implicitly, added",
+            "Nothing to do; to keep the file as it was, include the header yourself.",
+            "nvcc includes cuda_runtime.h in every .cu file, and it includes <string.h>, <stdlib.h>, "
+            "<time.h>...: CUDA code calls `strlen` or `memcpy` without an include. ROCm 7's hip_runtime.h "
+            "no longer declares string.h's functions for host code, so such a call fails to compile after "
+            "translation. Which functions, per HIP version, was probed with nvcc and each hipcc "
+            "(scripts/probe_implicit_includes.py, mappings/implicit-includes-<version>.yaml). C99's "
+            "`isfinite`, `isnan`, `isinf`, `signbit`... are declared for host code by no HIP release "
+            "(nvcc's math_functions.h has global overloads; <cmath> gives only `std::isfinite`): they get "
+            "<math.h>. The header goes at the top of the include block of the converted file that calls one "
+            "from host code.",
+        ),
+        Rule(
+            "HIP221",
+            "thrust-transitive-header",
+            Severity.INFO,
+            "thrust header CUDA's thrust includes on the way and rocThrust does not, added",
+            "Nothing to do; to keep the file as it was, include the header yourself.",
+            "CUDA code calls `thrust::copy` or `thrust::sequence` with only <thrust/device_vector.h> or "
+            "<thrust/sort.h> included: CUDA's thrust headers include <thrust/copy.h>, "
+            "<thrust/sequence.h>... on the way. The same rocThrust headers may not (ROCm 6.4), and the "
+            "translated call fails. Which headers bring which along, per HIP version, was probed with nvcc "
+            "and each hipcc (scripts/probe_thrust_includes.py, mappings/thrust-includes-<version>.yaml; "
+            "ROCm 7.2's rocThrust brings everything CUDA 13's does); the header goes after the include that "
+            "CUDA's would have brought it through.",
+        ),
+    ),
+    loads=(
+        implicit_headers,
+        thrust_headers,
+    ),
+    fixtures=(
+        "implicit_includes",
+        "installed/thrust_only",
+    ),
+)

@@ -10,10 +10,12 @@ from hipify_py.data.renames import renames_for
 from hipify_py.data.schema import Header
 from hipify_py.data.vendor_libs import load_facts, probed_for
 from hipify_py.data.versions import compare_versions
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.engine.source import line_matches
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
@@ -182,3 +184,47 @@ def _too_new(ctx: Context, header: Header, target: str, start: int, end: int, re
             ctx.diag("HIP110", start, end, f"<{header.cuda}> -> <{target}>: {header.note}")
         )
     return keep
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={10: rewrite_includes},
+    texts=(
+        Rule(
+            "HIP128",
+            "library-not-installed",
+            Severity.ERROR,
+            "ROCm library header not installed",
+            "Install the ROCm package that provides it (hipCUB, rocThrust, hipBLAS, hipFFT, hipSOLVER, ...; "
+            "Debian 12 packages none of these), or build where ROCm is complete.",
+            "The translation is right, but the installed HIP (found from hipcc on PATH, $ROCM_PATH, "
+            "/opt/rocm, /usr) has no such header, so the build fails at this include. Checked once per run "
+            "for every library header the tables can write (and rocThrust's thrust/); not reported when no "
+            "HIP is installed or in code hipcc never compiles.",
+        ),
+        Rule(
+            "HIP140",
+            "library-not-packaged",
+            Severity.ERROR,
+            "The target ROCm release has no installable package of this library (RCCL, roctx)",
+            "Install the library from AMD's ROCm repositories for this release (RCCL: librccl-dev/rccl, "
+            "roctx: roctracer), or build for a release that packages it.",
+            "NCCL code includes <rccl/rccl.h> after translation (RCCL keeps the nccl* names), NVTX code "
+            "<roctracer/roctx.h>. Where the target's Debian has no installable package of that library "
+            "(mappings/vendor-libs-<version>.yaml: HIP 5.2 has neither RCCL nor roctx, ROCm 6.4's RCCL 5.4 "
+            "package needs HIP 5), the include fails and which names that library lacks cannot be checked; "
+            "so does an include of a header the package installs without what it includes (ROCm 7.2's "
+            "rccl/nccl_net.h). Reported at the include, only for a target whose table was probed for that "
+            "very release and not where HIP128 already says the installed HIP lacks the header.",
+        ),
+    ),
+    loads=(load_facts,),
+    fixtures=(
+        "includes",
+        "include_order/cooperative_groups_first",
+        "libraries",
+        "installed/libraries_not_installed",
+        "guards/libraries_not_packaged",
+    ),
+)

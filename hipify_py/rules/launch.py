@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import Context, Where
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node, parse
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # What may stand between the brackets of a launch for nvcc: blanks, comments, line continuations.
@@ -254,3 +256,26 @@ def launch_edits(source: bytes, call: Node, shift: int) -> list[Edit] | None:
         paren = args.children[0]
         edits.append(Edit(paren.start_byte, paren.end_byte, separator))
     return [Edit(e.start + shift, e.end + shift, e.text) for e in edits if e != Edit(0, 0, b"")]
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={50: convert_launches},
+    texts=(
+        Rule(
+            "HIP403",
+            "unparsed-launch",
+            Severity.WARNING,
+            "Kernel launch could not be structured and was left as is",
+            "Check the launch by hand; HIP also accepts the <<<>>> syntax.",
+            "The parser could not recover the structure of this kernel launch (e.g. it is split across "
+            "macros). It was left in triple-chevron form, which hip-clang also accepts.",
+        ),
+    ),
+    fixtures=(
+        "launch",
+        "keep_launch",
+        "launch_spaced",
+    ),
+)

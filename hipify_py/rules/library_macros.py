@@ -21,9 +21,11 @@ from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, range_text, read_table
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled
 
 TABLE_NAME = "library-macros.yaml"
@@ -115,3 +117,27 @@ def define_library_macros(ctx: Context) -> RuleResult:
         result.diagnostics.append(ctx.diag("HIP136", first.start(1), first.end(1), message))
         result.counts["library_macros"] += 1
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={120: define_library_macros},
+    texts=(
+        Rule(
+            "HIP136",
+            "library-type-macro",
+            Severity.INFO,
+            "Macro a ROCm library header needs for CUDA's types, defined",
+            "Nothing to do; if the library header comes into this translation unit earlier through another "
+            "header, pass the macro on the command line (-DHIPBLAS_USE_HIP_HALF) instead.",
+            "Some ROCm library headers declare their API on their own types unless a macro asks for the HIP "
+            "ones: hipBLAS takes `hipblasHalf` (uint16_t) unless HIPBLAS_USE_HIP_HALF is defined, while "
+            "cuBLAS's H functions take __half, which the translation keeps. A file that calls such a "
+            "function gets the macro before its first include (mappings/library-macros.yaml: macro, the "
+            "functions that need it, the releases whose headers were read).",
+        ),
+    ),
+    tables=(load_table,),
+    fixtures=("hipblas/*/half_gemm",),
+)

@@ -26,9 +26,11 @@ from hipify_py.analysis.includes import guards_define, include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 PREFIX = "hip-identifiers-"
@@ -162,3 +164,46 @@ def _runtime_before(ctx: Context, edits: list[Edit], line: int) -> bool:
     if any(m.start(1) in renamed for m in _INCLUDE_PATH.finditer(ctx.source, 0, line)):
         return True
     return any(e.start == e.end and e.start <= line and b"<" + RUNTIME + b">" in e.text for e in edits)
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    texts=(
+        Rule(
+            "HIP131",
+            "runtime-header-before-macro",
+            Severity.INFO,
+            "HIP runtime header included before a macro that would rewrite it",
+            "Nothing to do; to keep the file as it was, include hip/hip_runtime.h before the #define "
+            "yourself or rename the macro.",
+            "nvcc includes cuda_runtime.h before the first line of every .cu file, so a user's `#define T "
+            "int` or `#define min(a, b) ...` never reaches CUDA's headers. hipcc includes no runtime header "
+            "by itself: if hip/hip_runtime.h comes later in the translation unit, HIP's `template <typename "
+            "T>` or `min(...)` is rewritten by the macro and the build fails inside HIP's headers. The "
+            "names come from the preprocessed runtime header (scripts/probe_hip_identifiers.py); the "
+            "include is guarded by __HIPCC__/__HIP_PLATFORM_AMD__ so host-only compiles of the file are "
+            "unchanged.",
+        ),
+        Rule(
+            "HIP132",
+            "runtime-header-before-c-linkage",
+            Severity.INFO,
+            'HIP runtime header included before an extern "C" block that includes the project\'s headers',
+            'Nothing to do; to keep the file as it was, move the #include out of the extern "C" block.',
+            'C code shares headers with CUDA code by wrapping them in `extern "C" { #include "x.h" }`. nvcc '
+            "includes cuda_runtime.h before the first line, so a CUDA header x.h never opens it inside the "
+            "block. Converted, x.h includes hip/hip_runtime.h itself; inside the block its C++ templates "
+            'get C linkage and hipcc fails ("templates must have C++ linkage"). The runtime header is '
+            "included above the block (guarded by __HIPCC__/__HIP_PLATFORM_AMD__, so host-only compiles are "
+            "unchanged); its include guard makes the nested include a no-op.",
+        ),
+    ),
+    loads=(hip_identifiers,),
+    fixtures=(
+        "include_order/macro_*",
+        "include_order/c_linkage_*",
+        "include_order/runtime_already_first",
+        "include_order/device_helpers",
+    ),
+)

@@ -23,6 +23,7 @@ from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, one_per_name, read_table
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 TABLE_NAME = "location-calls.yaml"
@@ -144,3 +145,13 @@ def adapt_location_calls(ctx: Context) -> RuleResult:
         result.settled.append((call.name[0], call.close + 1, SETTLED_RULES))
         result.counts["version_adaptations"] += 1
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={110: adapt_location_calls},
+    tables=(load_table,),
+    views=(rows_for,),
+    fixtures=("calls/*/mem_locations",),
+)

@@ -21,9 +21,11 @@ from collections.abc import Iterator
 
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import COMMENT, IDENTIFIER
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _NAME = b"__NVCC__"
@@ -105,3 +107,26 @@ def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
         message = f"`__NVCC__` -> `__HIPCC__`: {taken} is GPU code, which hipcc must compile (as nvcc does)"
         result.diagnostics.append(ctx.diag("HIP137", at, at + len(_NAME), message))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={40: rewrite_nvcc_guards},
+    texts=(
+        Rule(
+            "HIP137",
+            "nvcc-guard-rewritten",
+            Severity.INFO,
+            "__NVCC__ test around GPU code rewritten to __HIPCC__",
+            "Nothing to do; if the branch was meant for nvcc alone, restore __NVCC__ and port its code by "
+            "hand.",
+            "hipcc defines __HIPCC__ but not __NVCC__. A whole `#ifdef __NVCC__` (`#ifndef`, `defined()`) "
+            "condition whose nvcc branch holds GPU code (execution-space qualifiers, launches, built-in "
+            "indices, CUDA API calls) and nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, "
+            "__CUDA_ARCH__) is the GPU build's path, so it tests __HIPCC__, as __CUDACC__ already does. "
+            "Other __NVCC__ tests are kept and reported (HIP303).",
+        ),
+    ),
+    fixtures=("guards/nvcc_*",),
+)

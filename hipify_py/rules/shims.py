@@ -27,8 +27,11 @@ from hipify_py.data.shims import (
     lacking,
     shims_for,
 )
+from hipify_py.data.shims import error_strings as _error_strings
+from hipify_py.data.shims import load_table as _shims_table
 from hipify_py.data.tables import Tables
 from hipify_py.data.versions import compare_versions
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node
@@ -36,6 +39,7 @@ from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.overloads import spelled_type
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled
 
 # Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target";
@@ -260,3 +264,61 @@ def defined_helpers(source: bytes, names: Iterable[str], tables: Tables) -> froz
         if not any(a <= m.start() < b for a, b in dead) and _declares(ctx, m.start(1), m.end(1)):
             found.add(m.group(1).decode())
     return frozenset(found)
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={130: insert_shims},
+    texts=(
+        Rule(
+            "HIP134",
+            "equivalent-written",
+            Severity.INFO,
+            "Name the target HIP lacks: an equivalent definition was written into the file",
+            "Nothing to do; the shim switches itself off when the code is built against a HIP release that "
+            "has the name, and on HIP's NVIDIA platform where CUDA defines it. Delete it once you no longer "
+            "build for the older release.",
+            "The target HIP version lacks this name (hipsparseGetErrorString before ROCm 6.0, CUDA's SIMD "
+            "video intrinsics such as __vmaxs4 in every release) but a small exact equivalent exists: "
+            "hipify-py inserts it once per file, before the declaration that first uses it, wrapped in `#if "
+            "!defined(HIPIFY_PY_SHIM_<name>) && !defined(__HIP_PLATFORM_NVIDIA__) && (<the library still "
+            "lacks it>)` (the NVIDIA test for names CUDA defines, with the CUDA release where CUDA gained "
+            "the name later than 11.0: CUDA's own definition is used there). mappings/shims.yaml lists each "
+            "shim, the HIP versions that need it and the source of the fact. Files that define the name "
+            "themselves, in any branch hipcc compiles, or include a project header that does (the run reads "
+            "the file's include closure) get none, and their uses are not reported. A cache-hint load or "
+            "store on a type the target lacks (`__ldcs` on a float4) calls a helper template hipify-py "
+            "writes the same way (`hipify_py_ldcs`; mappings/cache-hints.yaml).",
+        ),
+        Rule(
+            "HIP223",
+            "device-overload-written",
+            Severity.INFO,
+            "A device overload the target HIP lacks: an equivalent definition was written into the file",
+            "Nothing to do; the definition is off on HIP's NVIDIA platform (CUDA has its own) and where the "
+            "file defines the function itself. Delete it once HIP declares the overload.",
+            "CUDA declares `atomicAdd` for `__half`, `__half2`, `__nv_bfloat16` and `__nv_bfloat162`, and "
+            "`cudaGetErrorString`/`cudaGetErrorName` for device code; no HIP release does (probed per "
+            "release: scripts/probe_device_gaps.py). Where the code spells the atomic's pointer type (a "
+            "cast, the variable's declaration) or calls the error functions in a __device__/__global__ "
+            "function, hipify-py writes the overload once per file, before the declaration that first uses "
+            "it, wrapped in `#if !defined(HIPIFY_PY_SHIM_<name>) && !defined(__HIP_PLATFORM_NVIDIA__) ...`: "
+            "the atomics as an atomicCAS loop on the aligned 32-bit word (the old value returned, as "
+            "CUDA's), the error functions as a switch returning the strings the target's runtime returns on "
+            "the host (mappings/device-gaps-<HIP>.yaml). mappings/shims.yaml lists them with their sources.",
+        ),
+    ),
+    tables=(_shims_table,),
+    views=(
+        shim_tokens,
+        overload_rows,
+        _error_strings,
+    ),
+    fixtures=(
+        "shims",
+        "overloads/missing_overload*",
+        "overloads/declared_whole_word",
+        "overloads_hip63",
+    ),
+)

@@ -13,10 +13,12 @@ rewritten (the name parses as a template call: `f<...>(`); member access through
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.templates import template_parameters
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _CANDIDATE = lazy(rb"::[ \t]*([A-Za-z_]\w*)[ \t]*<")
@@ -75,3 +77,26 @@ def _mentions(source: bytes, scope: Node, params: frozenset[bytes]) -> bool:
             return True
         stack.extend(node.children)
     return False
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={170: insert_template_keywords},
+    texts=(
+        Rule(
+            "HIP138",
+            "template-keyword-inserted",
+            Severity.INFO,
+            "Member template of a dependent scope called without `template`: the keyword was inserted",
+            "Nothing to do; the keyword is standard C++ and nvcc accepts it too.",
+            "In a template, `X<T>::f<N>(args)` names a member template through a scope that depends on a "
+            "template parameter; C++ requires `X<T>::template f<N>(args)`. nvcc's front end accepts the "
+            "call without the keyword and reads a template; clang, which every hipcc uses, reads the `<` as "
+            'less-than and fails ("reference to overloaded function could not be resolved", "use '
+            "'template' keyword to treat 'f' as a dependent template name\"). Only calls through `::` are "
+            "rewritten; `obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
+        ),
+    ),
+    fixtures=("cxx/template_keyword",),
+)

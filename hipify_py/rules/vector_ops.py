@@ -32,11 +32,13 @@ from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import COMMENT, IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.rules.vector_ops_data import (
     AMBIGUOUS_STEP,
     BROADCAST_BINARY,
@@ -545,3 +547,50 @@ def _only_blank_or_comments(ctx: Context, start: int, end: int) -> bool:
         return True
     stripped = COMMENT.sub(b"", gap)
     return not stripped.strip()
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={200: check_vector_operators},
+    texts=(
+        Rule(
+            "HIP127",
+            "ambiguous-vector-operator",
+            Severity.ERROR,
+            "User operator on a HIP vector type is ambiguous with HIP's own",
+            "Delete the operator or guard it with `#if !defined(__HIP_PLATFORM_AMD__)` if it does what "
+            "HIP's does (element-wise); otherwise make it a named function and call that.",
+            "HIP's vector types (float4, int2, uchar4, ...) are classes with member operators +=, -=, *=, "
+            "/= (same vector type) and ++/--. A user's `__host__ __device__` free operator with the same "
+            "operands is an equally good match: every use is ambiguous and does not compile. Element-wise "
+            "definitions are guarded automatically (HIP213); this finding is what does something else and "
+            "needs a human.",
+        ),
+        Rule(
+            "HIP212",
+            "merged-behaviour",
+            Severity.WARNING,
+            "After renaming, some calls or cases run other code than on CUDA",
+            "Check the code the message names: on HIP it runs for both CUDA names/values (or types).",
+            "Where HIP merges two CUDA types or enumerators, the tool keeps the first definition or case "
+            "label and disables the later one (#if 0 / commented label), since HIP cannot tell the two "
+            "apart; this finding says the disabled code differed, so the merged values now run the first "
+            "one's code. Also reported: a user operator on a vector type that is not element-wise, where "
+            "calls with another scalar type (e.g. int or double for float) now pick HIP's broadcasting "
+            "template operator instead.",
+        ),
+        Rule(
+            "HIP213",
+            "merged-duplicate-disabled",
+            Severity.INFO,
+            "Code made redundant by HIP disabled (same behaviour)",
+            "Nothing to do; delete the disabled code when the CUDA build is gone.",
+            "A later overload or case label that, after renaming, repeats an earlier one and does the same "
+            "was disabled; a user's element-wise operator on a vector type that HIP already defines was "
+            "guarded with `#if !defined(__HIP_PLATFORM_AMD__)` (still used on NVIDIA).",
+        ),
+    ),
+    loads=(ambiguous_forms,),
+    fixtures=("vector_ops",),
+)

@@ -19,9 +19,12 @@ from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
 from hipify_py.data.adaptations import Adaptation, row_words, rows_for
+from hipify_py.data.adaptations import load_table as _adaptations_table
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import COPY_MARK, Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 FULL_MASK_64 = b"0xffffffffffffffffULL"
@@ -250,3 +253,41 @@ def settled_by(spans: list[tuple[int, int, frozenset[str]]]) -> Mapping[str, lis
         for rule in rules:
             by_rule.setdefault(rule, []).append((a, b))
     return by_rule
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={100: adapt_warp_sync},
+    texts=(
+        Rule(
+            "HIP117",
+            "missing-in-target",
+            Severity.ERROR,
+            "Construct the target HIP version lacks, with no equivalent written",
+            "Rewrite it by hand for AMD (e.g. a shuffle loop for __reduce_add_sync), raise --hip-version if "
+            "your ROCm is newer, or guard it with `#ifndef __HIP_PLATFORM_AMD__`.",
+            "The target HIP version (--hip-version, the config, else the installed HIP) does not provide "
+            "this CUDA construct and hipify-py knows no equivalent for it there "
+            "(mappings/version-adaptations.yaml says which HIP versions have it and why). The file will not "
+            "compile against that HIP.",
+        ),
+        Rule(
+            "HIP209",
+            "warp-mask-partial",
+            Severity.WARNING,
+            "Warp intrinsic with a lane mask that is not a full mask: check it on 64-lane wavefronts",
+            "Build lane masks as 64-bit values from warpSize (e.g. `__ballot(cond)` results kept in "
+            "unsigned long long) or use the full mask when every lane takes part.",
+            "CUDA lane masks are 32-bit; AMD wavefronts have 64 lanes. A full mask (0xffffffff, ~0, -1, a "
+            "#define of one) is adapted exactly (dropped for HIP < 6.2, widened to 64 bits for 6.2+). Any "
+            "other mask is adapted as written: for HIP < 6.2 shuffles lose it (every active lane takes "
+            "part) and votes are masked with it; for 6.2+ it is cast to 64 bits, and HIP's builtins check "
+            "that it names every lane that runs the call, so a 32-bit mask built for 32 lanes fails on "
+            "lanes 32-63.",
+        ),
+    ),
+    tables=(_adaptations_table,),
+    views=(row_words,),
+    fixtures=("warp_sync",),
+)

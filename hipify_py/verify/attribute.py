@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.engine.linemap import Layers, OffsetMap, offset_of, original_text
 from hipify_py.engine.source import LineIndex
 from hipify_py.verify.clang_output import CompilerError, Location
@@ -187,3 +187,41 @@ def with_units(d: Diagnostic, units: int) -> Diagnostic:
     if units <= 1:
         return d
     return d._replace(message=f"{d.message} (in {units} translation units)")
+
+
+# The texts of the ids this module emits (collected by scripts/gen_rules.py; see rules/registry.py)
+RULE_TEXTS: tuple[Rule, ...] = (
+    Rule(
+        "HIP501",
+        "compile-error",
+        Severity.ERROR,
+        "The HIP compiler rejects this line of the translated code",
+        "Port this line by hand; when the message names a CUDA API, see `hipify-py explain` for the finding "
+        "that predicted it.",
+        "With --verify (or `hipify-py verify`), every translated translation unit is compiled with the "
+        "installed hipcc (-fsyntax-only, host and device, for each --offload-arch). Each compiler error is "
+        "mapped back through the edits to the CUDA file and line it came from; a static finding on the same "
+        'line is named ("predicted by HIP101").',
+    ),
+    Rule(
+        "HIP502",
+        "compile-error-in-header",
+        Severity.ERROR,
+        "A compiler error inside a HIP or system header, caused by this line",
+        "Look at the user line: a macro of the same name as a HIP identifier, a wrong argument type for a "
+        "HIP template, or an include order problem.",
+        "The compiler reported the error inside a header that is not part of the converted tree (HIP's own "
+        "headers, a library, a file left out of the run). The finding sits on the line of the converted "
+        "code that led there: the macro use or template instantiation named in the compiler's notes, else "
+        "the #include line. The message gives the header location.",
+    ),
+    Rule(
+        "HIP503",
+        "compile-failed",
+        Severity.ERROR,
+        "The translation unit did not compile and the compiler named no line",
+        "Run the compile command shown in the report by hand; check flags (-p, -I, -D, --std).",
+        "The compiler stopped without a source location: an unknown flag, a missing input, a timeout or a "
+        "crash. The finding sits on the first line of the translation unit.",
+    ),
+)

@@ -8,8 +8,10 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import ABSENT_CG_FEATURES
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, match_text, word_start
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 _CG_ALIAS = lazy(rb"namespace\s+(\w+)\s*=\s*(?:::)?cooperative_groups\s*;")
@@ -101,3 +103,46 @@ def cooperative_groups(ctx: Context, scan: Scan) -> RuleResult:
         msg = "cooperative launch: all blocks must be co-resident; check hipDeviceAttributeCooperativeLaunch"
         result.diagnostics.append(ctx.diag("HIP114", m.start(), m.end(), msg))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((150, cooperative_groups, (b"cooperative_groups",)),),
+    texts=(
+        Rule(
+            "HIP113",
+            "cooperative-groups-missing",
+            Severity.ERROR,
+            "Cooperative-groups feature absent in HIP",
+            "Implement it with shuffles/shared memory (e.g. a tile reduction with __shfl_down) or "
+            "rocPRIM/hipCUB block primitives.",
+            "HIP's cooperative groups (HIP 5.2) provide thread_block, grid_group, multi_grid_group, "
+            "thread_block_tile, coalesced_group and tiled_partition, but not cg::reduce/scan, "
+            "memcpy_async/wait, labeled/binary partitions or clusters.",
+        ),
+        Rule(
+            "HIP114",
+            "cooperative-launch",
+            Severity.WARNING,
+            "Grid-wide synchronisation needs a cooperative launch",
+            "Launch with hipLaunchCooperativeKernel, size the grid with "
+            "hipOccupancyMaxActiveBlocksPerMultiprocessor, and check hipDeviceAttributeCooperativeLaunch.",
+            "grid_group::sync() only works when every block of the grid is resident at once, which requires "
+            "hipLaunchCooperativeKernel (not hipLaunchKernelGGL) and a grid that fits the device.",
+        ),
+        Rule(
+            "HIP116",
+            "cg-tile-wavefront",
+            Severity.WARNING,
+            "Cooperative-groups tile of 64 threads depends on the wavefront size",
+            "Use tiles of at most 32 threads for code that must also run on RDNA GPUs, or check warpSize at "
+            "run time.",
+            "HIP tiles (tiled_partition, thread_block_tile) may not be larger than the wavefront: 64 "
+            "threads on CDNA (MI100-MI300) but 32 on RDNA (Radeon) GPUs, where a 64-thread tile fails to "
+            "compile (static tiles) or misbehaves (dynamic tiles). Tiles above 64 fail everywhere (reported "
+            "as HIP113).",
+        ),
+    ),
+    fixtures=("detectors/cooperative_*",),
+)

@@ -17,11 +17,13 @@ import re
 from collections.abc import Iterator
 
 from hipify_py.analysis.context import Context
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.templates import instantiations, template_of
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -102,3 +104,27 @@ def cub_warp_transpose(ctx: Context, scan: Scan) -> RuleResult:
             )
             result.diagnostics.append(ctx.diag("HIP219", site.start_byte, site.end_byte, message))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((160, cub_warp_transpose, (b"WARP_TRANSPOSE",)),),
+    texts=(
+        Rule(
+            "HIP219",
+            "cub-block-not-wavefront",
+            Severity.ERROR,
+            "CUB warp-transpose load/store on a block size the AMD wavefront does not divide",
+            "Use a block size that is a multiple of 64 for BLOCK_LOAD/STORE_WARP_TRANSPOSE on gfx9 (CDNA), "
+            "or another algorithm (BLOCK_LOAD_TRANSPOSE, BLOCK_LOAD_DIRECT) for the small blocks.",
+            "CUB's warp-transpose algorithms move data through whole warps: CUDA needs the block size to be "
+            "a multiple of 32. hipCUB maps them to rocPRIM, which static_asserts a multiple of the hardware "
+            "wavefront size: 64 on gfx9 (MI100-MI300; the default --offload-arch gfx90a), so a 32-thread "
+            "block fails to compile (checked with ROCm 6.4 and 7.2). The block size is followed through the "
+            "file's template instantiations and #define/constexpr constants; each value that is no multiple "
+            "of 64 is reported where it is written.",
+        ),
+    ),
+    fixtures=("detectors/cub_warp_transpose*",),
+)

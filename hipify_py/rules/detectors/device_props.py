@@ -6,8 +6,10 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import HIP_DEVICE_PROP_FIELDS, PROP_RENAMES
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _PROP_VAR = lazy(rb"cudaDeviceProp\s*[&*]?\s*(\w+)\s*[;,)=\[{]")
@@ -28,3 +30,22 @@ def device_prop_fields(ctx: Context, scan: Scan) -> RuleResult:
         msg = f"cudaDeviceProp::{field_name.decode()} does not exist in hipDeviceProp_t (HIP 5.2)"
         result.diagnostics.append(ctx.diag("HIP115", m.start(2), m.end(2), msg, f"{hint.capitalize()}."))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((200, device_prop_fields, (b"cudaDeviceProp",)),),
+    texts=(
+        Rule(
+            "HIP115",
+            "device-prop-field",
+            Severity.ERROR,
+            "cudaDeviceProp field absent in hipDeviceProp_t",
+            "Use the HIP field named in the message, or hipDeviceGetAttribute.",
+            "hipDeviceProp_t (HIP 5.2) lacks several cudaDeviceProp fields (uuid, luid, asyncEngineCount, "
+            "deviceOverlap, sharedMemPerBlockOptin, ...); some exist under another name.",
+        ),
+    ),
+    fixtures=("detectors/device_prop*",),
+)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from hipify_py.analysis.context import Context
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, logical_line
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _LAUNCH = lazy(rb"<<<")
@@ -26,3 +28,22 @@ def dynamic_parallelism(ctx: Context, scan: Scan) -> RuleResult:
             msg = "cudaDeviceSynchronize in device code (dynamic parallelism) is not supported by HIP"
             result.diagnostics.append(ctx.diag("HIP112", m.start(), m.end(), msg))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((140, dynamic_parallelism, (b"__global__", b"__device__")),),
+    texts=(
+        Rule(
+            "HIP112",
+            "dynamic-parallelism",
+            Severity.ERROR,
+            "Kernel launch or device synchronisation from device code (dynamic parallelism)",
+            "Move the child launch to the host (split the kernel) or flatten the recursion into a loop.",
+            "CUDA dynamic parallelism (launching kernels from __global__/__device__ code, "
+            "cudaDeviceSynchronize on the device) has no HIP counterpart on AMD GPUs.",
+        ),
+    ),
+    fixtures=("detectors/dynamic_parallelism*",),
+)

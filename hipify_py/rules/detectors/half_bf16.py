@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.versions import compare_versions
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.rules.detectors.templates import template_uses, type_bindings
+from hipify_py.rules.registry import declare
 
 FIRST_CHECKED = "6.4"  # the first release whose hipcc showed the ambiguity (6.4.3 and 7.2.4)
 _KIND = {
@@ -89,3 +91,28 @@ def half_bf16_casts(ctx: Context, scan: Scan) -> RuleResult:
             result.diagnostics.append(ctx.diag("HIP220", cast.start_byte, cast.end_byte, message))
             break
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((110, half_bf16_casts, (b"bfloat16",)),),
+    texts=(
+        Rule(
+            "HIP220",
+            "half-bf16-cast",
+            Severity.ERROR,
+            "bf16 value cast to half (or half to bf16): ambiguous in HIP",
+            "Convert through float: __float2half(__bfloat162float(b)), __float2bfloat16(__half2float(h)).",
+            "CUDA converts between __nv_bfloat16 and __half through float. HIP's __hip_bfloat16 converts to "
+            "many arithmetic types and __half constructs from as many, so the cast is ambiguous (checked "
+            "with ROCm 6.4 and 7.2; earlier releases are not claimed). Reported where both types are "
+            "spelled: the cast's type and the operand's declaration, with template parameters followed "
+            "through the file's explicit instantiations.",
+        ),
+    ),
+    fixtures=(
+        "detectors/hip64",
+        "detectors/hip72",
+    ),
+)

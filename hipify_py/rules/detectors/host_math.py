@@ -19,9 +19,11 @@ from hipify_py.analysis.context import Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 PREFIX = "hip-device-only-math-"
@@ -88,3 +90,30 @@ def _device_lambda_body(source: bytes, brace: int) -> bool:
 def _defined_here(source: bytes, name: bytes) -> bool:
     """The file defines a function of that name itself (a host helper of its own)."""
     return re.search(rb"\b" + re.escape(name) + rb"\s*\([^;{)]*\)\s*(?:const\s*)?\{", source) is not None
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=(
+        (120, host_math_calls, ()),  # a few set lookups: the names come from a per-version table
+    ),
+    texts=(
+        Rule(
+            "HIP217",
+            "device-only-math-on-host",
+            Severity.ERROR,
+            "CUDA math function called from host code: HIP defines it for the device only",
+            "Compute it with the C library on the host (`1.0f / sqrtf(x)` for rsqrtf(x), `sin(M_PI * x)` "
+            "for sinpi(x)) or move the call into device code.",
+            "CUDA declares its math API `__host__ __device__` and its math_functions.hpp has host versions "
+            "of rsqrtf, sinpi, normcdf, erfcinv, rcbrt and others, so host code calls them freely. HIP "
+            "defines them for the device only: `no matching function for call`. The names come from "
+            "scripts/probe_host_math.py, which compiles the same host calls with nvcc and with hipcc "
+            "(mappings/hip-device-only-math-<version>.yaml). Reported only in a function that surely runs "
+            "on the host (no __device__, no qualifier macro, not a device lambda).",
+        ),
+    ),
+    loads=(device_only_math,),
+    fixtures=("detectors/host_math*",),
+)

@@ -6,8 +6,10 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import PTX_ONLY_INTRINSICS
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, match_text
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -110,3 +112,36 @@ def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
         msg = f"`{match_text(m)}` is a PTX-only intrinsic with no HIP counterpart"
         result.diagnostics.append(ctx.diag("HIP204", m.start(), m.end(), msg))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=(
+        (
+            90,
+            inline_ptx,
+            (b"asm", b"__nanosleep", b"__prof_trigger", b"__pm", b"luster", b"__stwb", b"__stc", b"__stwt"),
+        ),
+    ),
+    texts=(
+        Rule(
+            "HIP204",
+            "inline-ptx",
+            Severity.ERROR,
+            "Inline PTX assembly or PTX-only intrinsic",
+            "Replace it with a HIP intrinsic or builtin (e.g. __lane_id(), __builtin_amdgcn_*), or guard it "
+            "with `#ifdef __HIP_PLATFORM_AMD__`.",
+            "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble; PTX "
+            "special registers such as %laneid have AMD counterparts only through builtins. Reported once "
+            "per asm statement; not reported for asm hipcc never compiles (inside `#if __CUDA_ARCH__ >= "
+            "800` and the like: the guard gets HIP302), empty asm barriers, asm labels on declarations, "
+            "AMDGCN assembly, and host assembly: asm outside __device__/__global__ functions whose template "
+            "does not look like PTX (x86 rdtsc/fldcw, PowerPC mftb, ARM mrs under CPU #ifdefs), which "
+            "hipcc's host compiler assembles. Outside device functions (a qualifier hidden in a macro, a "
+            "#define body) PTX is recognised by its shape: typed instructions (mov.u32, ld.global.v4.b32), "
+            "PTX registers (%laneid) and directives.",
+        ),
+    ),
+    fixtures=("detectors/inline_ptx*",),
+)

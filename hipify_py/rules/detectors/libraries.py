@@ -8,9 +8,11 @@ from collections.abc import Mapping
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import LIBRARIES_WITHOUT_HIP, LIBRARY_HEADERS
 from hipify_py.data.schema import Entry
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, declared_here, match_text
 from hipify_py.rules.identifiers import NOT_A_RENAME
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 LIBRARY_USE = lazy(rb"\b(?:" + b"|".join(p for p, _, _ in LIBRARIES_WITHOUT_HIP) + rb")\w*")
@@ -40,3 +42,22 @@ def library_usage(ctx: Context, scan: Scan) -> RuleResult:
                 result.diagnostics.append(ctx.diag("HIP110", m.start(), m.end(), msg))
                 break
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((210, library_usage, (b"nvtx", b"npp", b"nvjpeg", b"cuFile", b"cutensor", b"cudnn")),),
+    texts=(
+        Rule(
+            "HIP110",
+            "partial-library",
+            Severity.WARNING,
+            "Library with no or only a partial HIP/ROCm counterpart",
+            "Port the calls of this library by hand; see the note for the closest ROCm library.",
+            "Some CUDA libraries (NVTX, NVML, cuTENSOR, cuDNN, NPP, nvJPEG, cuFile) have no HIP counterpart "
+            "or one that covers only part of the API; renaming is not enough.",
+        ),
+    ),
+    fixtures=("detectors/libraries*",),
+)

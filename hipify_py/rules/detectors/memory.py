@@ -8,6 +8,7 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import TYPE_SIZES
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import (
@@ -18,6 +19,7 @@ from hipify_py.rules.detectors.common import (
     report,
     split_args,
 )
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 LDS_LIMIT = 64 * 1024  # bytes of LDS (shared memory) per workgroup on AMD GPUs
@@ -122,3 +124,50 @@ def _evaluate(expr: bytes) -> int | None:
     except ArithmeticError:
         return None
     return value if isinstance(value, int) else None
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=(
+        (10, managed_memory, (b"anaged", b"cudaMemAdvise", b"cudaMemPrefetch", b"AttachMem")),
+        (180, ldg_non_const, (b"__ldg",)),
+        (190, lds_limit, (b"__shared__", b"FuncSetAttribute")),
+    ),
+    texts=(
+        Rule(
+            "HIP205",
+            "managed-memory",
+            Severity.WARNING,
+            "Managed (unified) memory: supported, but coherence and speed depend on the AMD GPU",
+            "Run with HSA_XNACK=1 on GPUs that support XNACK (MI200, MI300) for page migration; otherwise "
+            "managed memory may be pinned host memory and slow. Prefer explicit hipMalloc/hipMemcpy on hot "
+            "paths.",
+            "hipMallocManaged, __managed__ and the advise/prefetch calls compile, but page migration needs "
+            "XNACK (HSA_XNACK=1) and is unavailable on consumer GPUs; hipMemAdvise hints differ.",
+        ),
+        Rule(
+            "HIP207",
+            "ldg-non-const",
+            Severity.INFO,
+            "__ldg on memory that is not const",
+            "Declare the pointer `const T* __restrict__`; the compiler then emits the cached load itself.",
+            "HIP implements __ldg as an ordinary load; the read-only-cache benefit only comes from const "
+            "__restrict__ pointers.",
+        ),
+        Rule(
+            "HIP208",
+            "lds-limit",
+            Severity.ERROR,
+            "Shared memory above the 64 KiB LDS limit of AMD GPUs",
+            "Tile the data so one workgroup uses at most 64 KiB, or keep part of it in registers or global "
+            "memory.",
+            "NVIDIA GPUs allow up to 227 KiB of shared memory per block with an opt-in attribute; AMD GPUs "
+            "provide 64 KiB of LDS per workgroup (MI300 included), so the launch fails.",
+        ),
+    ),
+    fixtures=(
+        "detectors/managed_memory*",
+        "detectors/lds_limit*",
+    ),
+)

@@ -13,8 +13,10 @@ from hipify_py.analysis import callargs
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import OVERLOAD_GAPS, OverloadGap
 from hipify_py.data.versions import compare_versions
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 _CAST = lazy(
@@ -132,3 +134,30 @@ def uint3_for_dim3(ctx: Context, scan: Scan) -> Iterator[re.Match[bytes]]:
         if before.group(1) and _declared(ctx, before.group(1), m.start(), want_pointer=False) != b"dim3":
             continue
         yield m
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((100, overload_gaps, (b"__shfl", b"atomicAdd")),),
+    texts=(
+        Rule(
+            "HIP215",
+            "missing-overload",
+            Severity.ERROR,
+            "HIP has no overload of this function for the argument's type",
+            "Convert the argument to a type HIP's overloads take (shuffle a 16-bit float's bits as an int, "
+            "accumulate in float), or raise --hip-version if a newer HIP has the overload.",
+            "CUDA overloads some device functions for 16-bit floating-point types (`__shfl_xor(half2, "
+            "int)`, `atomicAdd(__half2 *, __half2)`) that HIP's headers do not declare for the target "
+            "release: the call fails with `no matching function` or `ambiguous`. Reported only where the "
+            "code spells the type (a cast in the argument, the declaration of the named variable in the "
+            "function or at file scope), for HIP releases checked to lack the overload "
+            "(detector_data.OVERLOAD_GAPS).",
+        ),
+    ),
+    fixtures=(
+        "overloads/missing_overload*",
+        "overloads_hip63",
+    ),
+)

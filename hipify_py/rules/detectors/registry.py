@@ -1,8 +1,9 @@
 """The detector registry: every pitfall detector, in the order their findings are emitted.
 
-A detector is `fn(ctx, scan) -> RuleResult` (reports only, no edits) in the module of its theme. To add
-one, list it in STEPS with its needles: byte strings of which a file must contain one for the detector to
-run (`bytes in` is ~50x faster than a regex scan that starts with \\b or an alternation); () = always.
+A detector is `fn(ctx, scan) -> RuleResult` (reports only, no edits) in the module of its theme, which
+declares it (rules/registry.py) with its order key and its needles: byte strings of which a file must
+contain one for the detector to run (`bytes in` is ~50x faster than a regex scan that starts with \\b or
+an alternation); () = always. STEPS is built from those declarations.
 """
 
 from __future__ import annotations
@@ -13,61 +14,14 @@ from hipify_py.analysis.context import Context
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleFn, RuleResult
 from hipify_py.rules.detectors.common import Scan
-from hipify_py.rules.detectors.cooperative_groups import cooperative_groups
-from hipify_py.rules.detectors.cub_blocks import cub_warp_transpose
-from hipify_py.rules.detectors.device_props import device_prop_fields
-from hipify_py.rules.detectors.dynamic_parallelism import dynamic_parallelism
-from hipify_py.rules.detectors.half_bf16 import half_bf16_casts
-from hipify_py.rules.detectors.host_math import host_math_calls
-from hipify_py.rules.detectors.inline_asm import inline_ptx
-from hipify_py.rules.detectors.launch_bounds import launch_bounds
-from hipify_py.rules.detectors.libraries import library_usage
-from hipify_py.rules.detectors.memory import ldg_non_const, lds_limit, managed_memory
-from hipify_py.rules.detectors.overloads import overload_gaps
-from hipify_py.rules.detectors.textures import texture_references
-from hipify_py.rules.detectors.unknown_names import unknown_cuda_names
-from hipify_py.rules.detectors.vendor_libs import vendor_library_names
-from hipify_py.rules.detectors.versions import runtime_version_compare, version_macros
-from hipify_py.rules.detectors.warp import (
-    sync_intrinsics,
-    warp_masks,
-    warp_size_as_constant,
-    warp_size_constants,
-    warp_size_literals,
-)
+from hipify_py.rules.registry import detector_steps
 from hipify_py.util.lazyre import lazy
 
 Detector = Callable[[Context, Scan], RuleResult]
 
 
-STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = (
-    (managed_memory, (b"anaged", b"cudaMemAdvise", b"cudaMemPrefetch", b"AttachMem")),
-    (version_macros, (b"_VERSION", b"__CUDA", b"__NVCC__")),
-    (runtime_version_compare, (b"GetVersion",)),
-    (warp_size_literals, (b"__global__", b"__device__")),
-    (warp_size_constants, (b"ARP", b"arp")),
-    (warp_size_as_constant, (b"warpSize",)),
-    (warp_masks, (b"__shfl", b"__ballot", b"__activemask", b"_sync", b"__any", b"__all", b"__match")),
-    (sync_intrinsics, (b"_sync", b"__activemask", b"__syncwarp")),
-    (
-        inline_ptx,
-        (b"asm", b"__nanosleep", b"__prof_trigger", b"__pm", b"luster", b"__stwb", b"__stc", b"__stwt"),
-    ),
-    (overload_gaps, (b"__shfl", b"atomicAdd")),
-    (half_bf16_casts, (b"bfloat16",)),
-    (host_math_calls, ()),  # a few set lookups: the names come from a per-version table
-    (texture_references, (b"texture", b"surface")),
-    (dynamic_parallelism, (b"__global__", b"__device__")),
-    (cooperative_groups, (b"cooperative_groups",)),
-    (cub_warp_transpose, (b"WARP_TRANSPOSE",)),
-    (launch_bounds, (b"__launch_bounds__",)),
-    (ldg_non_const, (b"__ldg",)),
-    (lds_limit, (b"__shared__", b"FuncSetAttribute")),
-    (device_prop_fields, (b"cudaDeviceProp",)),
-    (library_usage, (b"nvtx", b"npp", b"nvjpeg", b"cuFile", b"cutensor", b"cudnn")),
-    (vendor_library_names, (b"nccl", b"NCCL_", b"nvtx", b"nvml")),
-    (unknown_cuda_names, ()),
-)
+# (detector, needles) in output order: each detector module declares its own (order, fn, needles)
+STEPS: tuple[tuple[Detector, tuple[bytes, ...]], ...] = detector_steps()
 
 
 def pitfall_detectors(ctx: Context) -> RuleResult:

@@ -7,10 +7,12 @@ import re
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import EXTRA_CUDA_FAMILIES, USER_HELPER_NAME
 from hipify_py.data.tables import Tables, word_matches
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import NOT_A_TYPE, Scan, declares, match_text, report
 from hipify_py.rules.detectors.libraries import LIBRARY_USE
 from hipify_py.rules.detectors.versions import VERSION_MACRO
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
 # `\b(?:cuda[A-Z]\w*|CU[a-z]\w*|cu(?:blas|...)?[A-Z][a-z]\w*|CU(?:DA|...)?_[A-Z]...|nvrtc[A-Z]\w*)\b` with
@@ -107,3 +109,26 @@ def _declared_names(ctx: Context, names: set[bytes]) -> set[bytes]:
         if any((d.group(1) or d.group(2)) not in NOT_A_TYPE for d in lexical.finditer(src)):
             declared.add(name)
     return declared
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((230, unknown_cuda_names, ()),),
+    texts=(
+        Rule(
+            "HIP102",
+            "unknown-cuda-api",
+            Severity.WARNING,
+            "CUDA-looking identifier that is in no mapping table",
+            "Check whether this is a CUDA API (then port it by hand) or a name of your own (then rename it "
+            "or silence with `// hipify-py: ignore[HIP102]`).",
+            "Identifiers that look like CUDA API names (cuda*, cu*, CU*) but are unknown to every mapping "
+            "table are likely newer CUDA APIs the tables do not track yet. Names the file declares "
+            "(anywhere, also in CUDA-only branches), `Name::` qualifiers, error-check helpers (CUDA_CHECK, "
+            "CUFFT_CHECK, CUDA_KERNEL_ASSERT) and SCREAMING_CASE names outside every known constant family "
+            "(CUDA_NUM_THREADS) are not reported; nor is code hipcc never compiles.",
+        ),
+    ),
+    fixtures=("detectors/unknown_names*",),
+)

@@ -14,8 +14,10 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.vendor_libs import Library, NvmlRow, load_facts
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, declared_here
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # The three APIs' identifiers: NCCL's functions/types/enumerators and NCCL_* macros; NVTX's C API
@@ -94,3 +96,42 @@ def _nvml(name: str, row: NvmlRow | None, smi: Library | None) -> str:
 def _defined_as_macro(source: bytes, name: bytes) -> bool:
     """The file defines the name itself (`#define nvtxRangePushA(x)` in a no-NVTX build branch)."""
     return re.search(rb"#[ \t]*define[ \t]+" + re.escape(name) + rb"\b", source) is not None
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=((220, vendor_library_names, (b"nccl", b"NCCL_", b"nvtx", b"nvml")),),
+    texts=(
+        Rule(
+            "HIP141",
+            "library-name-missing",
+            Severity.ERROR,
+            "The target's RCCL or roctx lacks this NCCL/NVTX name",
+            "RCCL: guard the use with `#if NCCL_VERSION_CODE >= NCCL_VERSION(x, y, 0)` (RCCL defines the "
+            "NCCL version it follows) and give the AMD build another way; roctx: use the ranges and marks "
+            "roctx has (roctxRangePushA/roctxRangePop/roctxMarkA), or drop the call.",
+            "RCCL implements the NCCL API of some NCCL release under the same names; a name NCCL added "
+            "later (mappings/nccl-api.yaml says when) is undeclared there, and the build fails. Which names "
+            "each release's RCCL declares is probed from its header (scripts/probe_vendor_libs.py). roctx "
+            "has ranges and marks only: NVTX names beyond those (domains, resource naming, payloads, NVTX_* "
+            "macros, nvtxNameCuda*) have no counterpart. Names with their own row in the mapping tables are "
+            "reported there (HIP101) instead.",
+        ),
+        Rule(
+            "HIP142",
+            "nvml-port",
+            Severity.ERROR,
+            "NVML call whose ROCm SMI counterpart differs in arguments, units or meaning",
+            "Port the call to the ROCm SMI function the message names, converting as it says (microwatts, "
+            "millidegrees, Hz, the device index instead of a handle).",
+            "nvml.h becomes <rocm_smi/rocm_smi.h> (link -lrocm_smi64). Where a ROCm SMI function is the "
+            "exact counterpart (nvmlShutdown -> rsmi_shut_down, nvmlDeviceGetCount -> "
+            "rsmi_num_monitor_devices) the name is renamed; every other NVML name is reported here with its "
+            "counterpart and the conversion (mappings/nvml-rsmi.yaml): ROCm SMI takes a device index, not "
+            "an nvmlDevice_t, and reports power in microwatts, temperatures in millidegrees, clocks in Hz. "
+            "NVML names without a row are reported too, without a counterpart.",
+        ),
+    ),
+    fixtures=("vendor_libs",),
+)

@@ -8,8 +8,10 @@ import re
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import Scan, logical_line, match_text, word_start
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 VERSION_MACRO = lazy(
@@ -134,3 +136,76 @@ def runtime_version_compare(ctx: Context, scan: Scan) -> RuleResult:
         )
         result.diagnostics.append(ctx.diag("HIP304", m.start(), m.end(), msg))
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=(
+        (20, version_macros, (b"_VERSION", b"__CUDA", b"__NVCC__")),
+        (30, runtime_version_compare, (b"GetVersion",)),
+    ),
+    texts=(
+        Rule(
+            "HIP224",
+            "version-test-reaches-error",
+            Severity.ERROR,
+            "A CUDA version test makes hipcc reach an #error",
+            "Give ROCm its own branch before the #error: `#if CUBLAS_VERSION >= 110402 || "
+            "defined(__HIP_PLATFORM_AMD__)` (and check that the code it selects exists in HIP).",
+            "The version macro (CUDA_VERSION, CUDART_VERSION, CUBLAS_VERSION, ...) is undefined under "
+            "hipcc, so the condition takes the branch of old or unknown toolkits; where that branch is "
+            "`#error` (`#else #error CUDART_VERSION Undefined!`), the build stops there. Reported beside "
+            "HIP301.",
+        ),
+        Rule(
+            "HIP301",
+            "cuda-version-macro",
+            Severity.WARNING,
+            "CUDA version macro in a condition",
+            "Add a HIP branch: `#if CUDA_VERSION >= 11000 || defined(__HIP_PLATFORM_AMD__)` (or test "
+            "HIP_VERSION).",
+            "CUDA_VERSION, CUDART_VERSION, __CUDACC_VER_*__ and the library version macros (CUBLAS_VERSION, "
+            "CUDNN_VERSION, ...) are undefined under hipcc (value 0 in #if), so version-gated code is "
+            "silently dropped (>=) or entered (<) on ROCm; the message says which. Conditions that select "
+            "on ROCm what they select with every current CUDA toolkit (11.8-13.0), e.g. "
+            "`defined(CUDA_VERSION) && CUDA_VERSION < 9000`, are not reported.",
+        ),
+        Rule(
+            "HIP302",
+            "cuda-arch-macro",
+            Severity.WARNING,
+            "__CUDA_ARCH__ test",
+            "Use `__HIP_DEVICE_COMPILE__` for 'device pass' tests and feature macros (__gfx90a__, "
+            "__AMDGCN_WAVEFRONT_SIZE) for architecture checks.",
+            "hipcc does not define __CUDA_ARCH__; `#ifdef __CUDA_ARCH__` device-only paths and "
+            "compute-capability comparisons (>= 700) never match on AMD, and `#ifndef __CUDA_ARCH__` host "
+            "paths are compiled for the AMD device. Conditions that select on AMD what they select on every "
+            "current NVIDIA GPU (sm_80 to sm_90a), e.g. `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`, "
+            "are not reported; nor are conditions nested in a branch hipcc never compiles.",
+        ),
+        Rule(
+            "HIP303",
+            "nvcc-guard",
+            Severity.WARNING,
+            "__NVCC__ guard: hipcc does not define __NVCC__",
+            "Test `defined(__NVCC__) || defined(__HIPCC__)` or __HIP_PLATFORM_AMD__ as intended.",
+            "hip-clang defines __HIPCC__ and __HIP__ but not __NVCC__, so nvcc-only branches are skipped.",
+        ),
+        Rule(
+            "HIP304",
+            "runtime-version-compare",
+            Severity.WARNING,
+            "CUDA runtime/driver version compared with a number",
+            "Compare hipRuntimeGetVersion results with HIP_VERSION-style numbers (major*10000000 + "
+            "minor*100000 + patch), or branch on the platform.",
+            "hipRuntimeGetVersion/hipDriverGetVersion return HIP's own numbering, so comparisons with CUDA "
+            "numbers like 11000 give the wrong answer.",
+        ),
+    ),
+    fixtures=(
+        "detectors/version_*",
+        "detectors/runtime_version*",
+        "detectors/cuda_header_guard*",
+    ),
+)

@@ -9,9 +9,10 @@ import re
 from hipify_py.analysis.context import Context, Where
 from hipify_py.data.detector_data import SYNC_WARP_INTRINSICS
 from hipify_py.data.versions import compare_versions
-from hipify_py.engine.diagnostics import Severity
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DEFINE_LINE, Scan, line_bounds, match_text
+from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy, words_at_boundary
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -256,3 +257,70 @@ def warp_size_as_constant(ctx: Context, scan: Scan) -> RuleResult:
             diagnostic = diagnostic._replace(severity=Severity.WARNING)
         result.diagnostics.append(diagnostic)
     return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    detect=(
+        (40, warp_size_literals, (b"__global__", b"__device__")),
+        (50, warp_size_constants, (b"ARP", b"arp")),
+        (60, warp_size_as_constant, (b"warpSize",)),
+        (70, warp_masks, (b"__shfl", b"__ballot", b"__activemask", b"_sync", b"__any", b"__all", b"__match")),
+        (80, sync_intrinsics, (b"_sync", b"__activemask", b"__syncwarp")),
+    ),
+    texts=(
+        Rule(
+            "HIP201",
+            "warp-size-literal",
+            Severity.WARNING,
+            "Literal 32 used as the warp size",
+            "Use `warpSize` in run-time arithmetic (from ROCm 7.0 it is no constant expression); where a "
+            "constant is needed, the wavefront size of the build's GPUs: 64 on CDNA (gfx9), 32 on RDNA.",
+            "Code that hard-codes 32 lanes per warp (lane = tid % 32, warp = tid / 32, shuffle width 32, "
+            "reductions starting at offset 16, per-warp arrays of 32) computes wrong indices or skips half "
+            "the lanes on wave64 hardware (gfx9/CDNA: MI100, MI200, MI300).",
+        ),
+        Rule(
+            "HIP202",
+            "warp-mask-32bit",
+            Severity.WARNING,
+            "32-bit lane mask: AMD wavefront masks are 64-bit",
+            "Store ballot/activemask results in uint64_t (or unsigned long long) and build masks from "
+            "warpSize.",
+            "__ballot/__activemask return 64-bit masks on wave64 GPUs; storing them in 32-bit integers or "
+            "passing 0xffffffff as a full mask silently drops lanes 32-63.",
+        ),
+        Rule(
+            "HIP203",
+            "sync-warp-intrinsic",
+            Severity.WARNING,
+            "Warp intrinsic with explicit mask needs HIP >= 6.2",
+            "With older HIP use the mask-free forms (__shfl_down, __ballot, __any, __all) when all lanes "
+            "participate, or raise --hip-version.",
+            "The *_sync warp intrinsics (__shfl_sync, __ballot_sync, __syncwarp, __activemask, ...) exist "
+            "in HIP only since 6.2 (and require 64-bit masks). hipify-py adapts the calls it can structure "
+            "to the target (mappings/version-adaptations.yaml: mask-free forms before 6.2, 64-bit masks and "
+            "HIP_ENABLE_WARP_SYNC_BUILTINS from 6.2); this finding is left only where it could not.",
+        ),
+        Rule(
+            "HIP218",
+            "warp-size-not-constant",
+            Severity.ERROR,
+            "warpSize used as a constant expression (ROCm 7)",
+            "Use a constant of your own for the wavefront size the build targets, e.g. `#if "
+            "defined(__GFX9__) ... 64 #else 32 #endif` in device code (CDNA runs 64 lanes, RDNA 32); keep "
+            "warpSize for run-time arithmetic.",
+            "ROCm 7.0 turned warpSize from a constexpr int into a device object read from the hardware (one "
+            "binary may run on wave32 and wave64 GPUs), so an array bound, a template argument, a "
+            "static_assert, a case label or a constexpr initializer that uses it no longer compiles "
+            "(checked with ROCm 7.2's hipcc; 6.4 accepts it). CUDA's warpSize is no constant either, so "
+            "such code is HIP code, which the translation leaves as it is. Reported for targets from 7.0: "
+            "an error from 7.2, where it was checked, a warning for 7.0 and 7.1.",
+        ),
+    ),
+    fixtures=(
+        "detectors/warp_*",
+        "detectors/sync_intrinsics*",
+    ),
+)

@@ -1,0 +1,32 @@
+"""The CUDA names of a file that HIP merges into one (cudaError_t and CUresult -> hipError_t): what
+rules/collisions.py checks. Its own module so collisions.py stays under the size limit."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hipify_py.analysis.context import Context
+from hipify_py.rules.identifiers import replacement
+
+
+def merge_candidates(ctx: Context) -> tuple[dict[bytes, bytes], set[bytes]]:
+    """(CUDA name -> HIP name it becomes, HIP names that two different spellings of the file become).
+
+    Only names present in the file count, so a file without two members of one merge set costs one
+    identifier scan and a set intersection.
+    """
+    present = ctx.identifiers
+    targets: dict[bytes, bytes] = {}
+    spellings: dict[bytes, set[bytes]] = defaultdict(set)
+    for name in ctx.tables.candidates.keys & present:
+        if name not in ctx.tables.names:
+            continue  # a renamed namespace (cub)
+        entry = ctx.tables.names[name]
+        new, _ = replacement(entry, ctx.options)
+        if not new:
+            continue
+        target = new.encode()
+        targets[name] = target
+        spellings[target].add(name)
+    merged = {t for t, names in spellings.items() if len(names) > 1 or t in present}
+    return targets, merged
