@@ -78,4 +78,7 @@ def test_every_writer_script_writes_into_its_folder() -> None:
         if "PREFIX" in source:
             assert '"mappings" / "probed"' in source or 'MAPPINGS / "probed"' in source, script.name
     for script in sorted(SCRIPTS.glob("gen_*.py")):
-        assert '"mappings" / "generated"' in script.read_text(encoding="utf-8"), script.name
+        source = script.read_text(encoding="utf-8")
+        if ".yaml" not in source:
+            continue  # writes no table (gen_rules.py: the rule texts and their docs)
+        assert '"mappings" / "generated"' in source, script.name
