@@ -54,6 +54,8 @@ _HIP_GUARD = lazy(
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
 _HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
+# HIP's and ROCm libraries' headers (hip/, hipcub/, hipblas/, rocprim/, rocblas/, rccl/...)
+_ROCM_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"](?:hip|roc|rccl|miopen)\w*/')
 # the headers of CUDA's toolkit a CUDA arm includes (as against the HIP arm beside it)
 _CUDA_INCLUDE = lazy(
     rb'#[ \t]*include[ \t]*[<"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvToolsExt|nvtx3/|'
@@ -303,7 +305,7 @@ class Context:
             yield start, len(self.source)
 
     def _hip_branches(self) -> Iterator[tuple[int, int]]:
-        if b"hip/" in self.source and b"include" in self.source:
+        if (b"hip" in self.source or b"roc" in self.source) and b"include" in self.source:
             yield from self._hip_include_arms()
         if b"HIP" not in self.source and b"ROCM" not in self.source:
             return  # every guard macro contains one of these: spare most files a whole-file scan
@@ -342,7 +344,7 @@ class Context:
         HIP branch whatever its macro is called. What it defines (`#define cudaError_t hipError_t`) is
         not in the build of the translated CUDA arm, so it must not keep uses elsewhere from renaming."""
         seen: set[int] = set()
-        for m in _HIP_INCLUDE.finditer(self.source):
+        for m in _ROCM_INCLUDE.finditer(self.source):
             node = self.root.descendant_for_byte_range(m.start(), m.start() + 1)
             while node is not None and node.type not in _CONDITIONALS:
                 node = node.parent

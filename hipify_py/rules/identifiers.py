@@ -279,8 +279,11 @@ def _is_namespace_use(source: bytes, start: int, end: int) -> bool:
     `mylib::cub::x` is a user's nested namespace and stays; `::cub::x` is the library.
     """
     before = source[max(0, start - 64) : start]
-    if source[end : end + 8].lstrip().startswith(b"::"):
+    after = source[end : end + 8].lstrip()
+    if after.startswith(b"::"):
         return not _NESTED_BEFORE.search(before)
+    if after.startswith(b"=") and not after.startswith(b"=="):
+        return False  # `namespace cub = hipcub;`: the file's own alias, it must keep its name
     return bool(_NAMESPACE_BEFORE.search(before))
 
 
