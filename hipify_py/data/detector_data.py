@@ -239,3 +239,16 @@ OVERLOAD_GAPS = (
         "floating-point ones: use atomicCAS on the 32-bit word, or accumulate in float",
     ),
 )
+
+# Whole inline-PTX statements with an exact HIP builtin (PTX ISA: `trap` aborts the kernel as CUDA's
+# __trap(); `membar.{cta,gl,sys}` are fence.sc.{cta,gpu,sys}, the fences of __threadfence_block(),
+# __threadfence() and __threadfence_system(); `bar.sync 0`/`barrier.sync 0` is __syncthreads()'s barrier).
+# Keys: the template with `;`, `\n`, `\t` and repeated blanks dropped.
+PTX_EQUIVALENTS: dict[bytes, bytes] = {
+    b"trap": b"__builtin_trap()",
+    b"membar.cta": b"__threadfence_block()",
+    b"membar.gl": b"__threadfence()",
+    b"membar.sys": b"__threadfence_system()",
+    b"bar.sync 0": b"__syncthreads()",
+    b"barrier.sync 0": b"__syncthreads()",
+}
