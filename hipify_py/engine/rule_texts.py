@@ -386,6 +386,38 @@ API_RULES: tuple[Rule, ...] = (
         "hipify-py writes the same way (`hipify_py_ldcs`; mappings/cache-hints.yaml).",
     ),
     Rule(
+        "HIP145",
+        "version-test-opened",
+        Severity.WARNING,
+        "A CUDA version test that would reach an #error under hipcc: ROCm takes the other branch",
+        "Check that the branch ROCm now compiles uses only what HIP has (other findings name what it "
+        "lacks); a HIP library's own version (hipblasVersionMajor, HIP_VERSION) is the test to use "
+        "where the HIP releases differ.",
+        "CUDA_VERSION, CUDART_VERSION and the library version macros (CUBLAS_VERSION, CUFFT_VERSION, "
+        "CUSPARSE_VERSION, ...) are undefined under hipcc, so `#if CUBLAS_VERSION >= 110402 ... #else "
+        "#error ... #endif` stops the build on ROCm (HIP224). A HIP library's version numbers mean "
+        "something else, so the test is not translated to one: the condition gets `|| "
+        "defined(__HIP_PLATFORM_AMD__)` (`&& !defined(__HIP_PLATFORM_AMD__)` where the #error is in its "
+        "own branch) and ROCm takes the branch without the #error, as current CUDA toolkits do; HIP's "
+        "NVIDIA platform still tests CUDA's macros. Not done where both ways reach an #error.",
+    ),
+    Rule(
+        "HIP146",
+        "nvtx-event-attributes",
+        Severity.WARNING,
+        "NVTX event attributes and domains on roctx: the message is kept, colour and payload dropped",
+        "Nothing to do for the build; a range's colour, category or payload, and the domain it belongs "
+        "to, do not show in a ROCm trace (rocprofiler-sdk's roctx has the same API).",
+        "roctx (roctracer/roctx.h) has ranges and marks on ASCII messages only. After the include "
+        "of nvToolsExt.h (v2 or nvtx3/) the translation writes NVTX's event-attribute types and "
+        "constants (nvtxEventAttributes_t, NVTX_VERSION, NVTX_COLOR_ARGB, ...) and nvtxRangePushEx, "
+        "nvtxMarkEx, nvtxRangeStartEx and the nvtxDomain* calls, which pass the event's ASCII message "
+        "to roctxRangePushA/roctxMarkA/roctxRangeStartA (an empty one for a wide or registered "
+        "message); naming calls (nvtxNameOsThreadA, nvtxNameCategoryA) do nothing, as NVTX does with "
+        "no tool attached (mappings/header-shims.yaml). On HIP's NVIDIA platform NVTX's own header is "
+        "included instead. Wide-character (W) calls and resources are still reported (HIP101/HIP141).",
+    ),
+    Rule(
         "HIP140",
         "library-not-packaged",
         Severity.ERROR,

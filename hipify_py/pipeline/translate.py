@@ -50,6 +50,7 @@ from hipify_py.rules.nvcc_guards import rewrite_nvcc_guards
 from hipify_py.rules.shims import insert_shims
 from hipify_py.rules.template_keyword import insert_template_keywords
 from hipify_py.rules.vector_ops import check_vector_operators
+from hipify_py.rules.version_errors import open_version_errors
 from hipify_py.rules.warp_sync import adapt_warp_sync
 from hipify_py.util.lazyre import lazy, words_at_boundary
 
@@ -84,6 +85,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rename_identifiers,
         rewrite_guards,
         rewrite_nvcc_guards,
+        open_version_errors,
         convert_launches,
         adapt_calls,
         construct_dim3,

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.analysis.includes import include_position
+from hipify_py.data.renames import renames_for
 from hipify_py.data.shims import (
     GUARD_PREFIX,
     Shim,
@@ -153,13 +154,18 @@ def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
     names = ctx.tables.names
     # why the intersections (C-level): a file has thousands of identifiers, a few of them mapped names
     present = ctx.identifiers & ctx.tables.candidates.keys  # every mapped name is a candidate
+    renamed = renames_for(target).names  # names whose HIP spelling depends on the target
     for token in present.union(ctx.identifiers.intersection(wanted)):
         if token in wanted:
             found[token] = wanted[token]
             continue
-        entry = names.get(token)
-        if entry is not None and entry.hip is not None and entry.hip.encode() in wanted:
-            found[token] = entry.hip
+        rename = renamed.get(token)
+        hip = rename.hip if rename is not None else None
+        if hip is None:
+            entry = names.get(token)
+            hip = entry.hip if entry is not None else None
+        if hip is not None and hip.encode() in wanted:
+            found[token] = hip
     return found
 
 
@@ -186,7 +192,23 @@ def _position(ctx: Context, offset: int) -> int:
         if child.type in _DESCEND and _body_holds(child, offset):
             node = child
             continue
+        inner = _namespace_branch(child, offset)
+        if inner is not None:  # `namespace prk { #ifdef PRK_USE_CUBLAS ... }`: into the branch
+            node = inner
+            continue
         return ctx.lines.line_start(_leading_comments(ctx, child).start_byte)
+
+
+def _namespace_branch(node: Node, offset: int) -> Node | None:
+    """The body of a namespace whose use at `offset` sits in an #if branch of it: the shim goes into
+    that branch (before the namespace, it would be compiled where the branch's headers are not)."""
+    if node.type != "namespace_definition":
+        return None
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    child = next((c for c in body.children if c.start_byte <= offset < c.end_byte), None)
+    return body if child is not None and child.type in _DESCEND and _body_holds(child, offset) else None
 
 
 def _below_top_comments(ctx: Context, at: int) -> int:
