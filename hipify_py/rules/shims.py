@@ -36,6 +36,7 @@ from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
+from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.util.lazyre import compiled
 
@@ -43,6 +44,7 @@ from hipify_py.util.lazyre import compiled
 # at a call an overload shim serves, "no overload for this type".
 SETTLED_RULES = frozenset({"HIP101", "HIP103"})
 _OVERLOAD_SETTLED = frozenset({"HIP215"})
+_HOST_SETTLED = frozenset({"HIP217"})  # "a device function in HIP: host code cannot call it"
 # Containers the shim goes inside (a use in `#ifdef USE_SPARSE` gets its shim there, after the
 # branch's includes); anything else (function, namespace, extern "C", #define) gets it before.
 _DESCEND = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
@@ -66,7 +68,8 @@ def insert_shims(ctx: Context) -> RuleResult:
             rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
         )
         dead = ctx.branches.dead
-        device = DeviceSpans(ctx) if any(shims[n].device for n in triggers.values()) else None
+        spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
+        device = DeviceSpans(ctx) if spans_needed else None
         for m in pattern.finditer(ctx.source):
             where = ctx.classify(m.start(), m.end())
             if where in (Where.COMMENT, Where.STRING):
@@ -80,6 +83,7 @@ def insert_shims(ctx: Context) -> RuleResult:
                 where in REWRITABLE
                 and not ctx.is_protected(m.start())
                 and (device is None or not shims[name].device or device.contains(m.start()))
+                and (not shims[name].host or _host_use(ctx, m.start(), device))
             ):
                 uses.setdefault(name, []).append(m.span(1))
     overloads = overload_uses(ctx, target)
@@ -89,7 +93,9 @@ def insert_shims(ctx: Context) -> RuleResult:
     blocks: dict[int, list[bytes]] = {}
     for name, spans in sorted({**uses, **overloads}.items(), key=lambda item: item[1][0]):
         shim = shims[name]
-        settles = _OVERLOAD_SETTLED if shim.overload is not None else SETTLED_RULES
+        settles = SETTLED_RULES
+        if shim.overload is not None or shim.host:
+            settles = _OVERLOAD_SETTLED if shim.overload is not None else _HOST_SETTLED
         result.settled.extend((a, b, settles) for a, b in spans)
         if name in defined or shim.macro.encode() in ctx.source:
             continue  # the file has its own definition (or ours, from an earlier run): the uses compile
@@ -197,6 +203,12 @@ def _position(ctx: Context, offset: int) -> int:
             node = inner
             continue
         return ctx.lines.line_start(_leading_comments(ctx, child).start_byte)
+
+
+def _host_use(ctx: Context, offset: int, device: DeviceSpans | None) -> bool:
+    """A call in host code (where HIP217 reports a device-only math function): a __host__ overload
+    serves it; device and __host__ __device__ code already have HIP's own."""
+    return (device is None or not device.contains(offset)) and surely_host(ctx, offset)
 
 
 def _namespace_branch(node: Node, offset: int) -> Node | None:
