@@ -401,7 +401,6 @@ def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
     return None
 
 
-
 def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
