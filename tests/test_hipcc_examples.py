@@ -119,6 +119,7 @@ NOT_COMPILABLE = {
     "vendor_libs/hip72/nccl_net_plugin.hip": "Debian's RCCL 7.2: nccl_net.h lacks its includes (HIP140)",
     "vendor_libs/hip72/nvml_telemetry.hip": "NVML calls whose ROCm SMI counterparts differ (HIP142)",
     "vendor_libs/hip72/nvtx3_unported.hip": "NVTX beyond roctx's ranges and marks (HIP101, HIP141)",
+    "version_errors/hip72/both_branches_error.hip": "a CUDA version test with an #error either way (HIP224)",
     "cache_hints/hip64/not_called.hip": "the address of __ldcs, which ROCm lacks for float (HIP139)",
 }
 FIXTURE_OUTPUTS = sorted(

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from hipify_py.data.detector_data import (
+    HIP_PLATFORM_MACRO,
     LIBRARY_VERSION_MACROS,
     NVIDIA_COMPILER_TESTS,
     NVIDIA_ONLY_PROJECT_MACROS,
@@ -340,6 +341,9 @@ class Branches:
         bodies: dict[int, tuple[int, int]],  # evaluated directive line start -> its code up to the #endif
     ) -> None:
         self.dead, self.amd, self.nvidia, self.shadowed, self.bodies = dead, amd, nvidia, shadowed, bodies
+        # directive line start -> its value under hipcc before the translation sent ROCm the other way
+        # (a version test whose hipcc branch reaches an #error: rules/version_errors.py)
+        self.opened: dict[int, Value] = {}
 
     def only_pragmas(self, source: bytes, line_start: int) -> bool:
         """The branch of the directive at line_start holds nothing but pragmas (`#pragma nv_diag_suppress`):
@@ -363,8 +367,67 @@ class Branches:
         )
 
 
+# the directives that open, split and close conditional groups, and #error
+_GROUP_LINE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|error)\b", re.M)
+_ERROR_LINE = lazy(rb"^[ \t]*#[ \t]*error\b", re.M)
+# CUDA toolkit and library version macros (not __CUDA_ARCH__: an arch test before an #error says what
+# hardware the code needs, which the translation cannot decide)
+_VERSION_MACROS = lazy(
+    rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR|BUILD)__|__CUDA_API_VERSION|"
+    + LIBRARY_VERSION_MACROS
+    + rb")\b"
+)
+
+
+def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
+    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
+    condition is true under hipcc, else the `#else` that follows directly), or None."""
+    depth, in_taken = 0, taken
+    for m in _GROUP_LINE.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and kind == b"error":
+            if in_taken:
+                return m.start()
+        elif depth == 0:  # #elif / #else of this group
+            if in_taken or kind != b"else":
+                return None  # the taken branch ended, or an #elif whose value is not known here
+            in_taken = True
+    return None
+
+
 def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> Branches:
-    """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value."""
+    """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
+
+    A CUDA version test whose branch under hipcc reaches an `#error` while the other branch does not
+    is taken the other way (rules/version_errors.py rewrites it so, HIP145): `Branches.opened`."""
+    first = _analyse(source, known_undefined, {})
+    if _ERROR_LINE.search(source) is None:
+        return first
+    opened = _opened(source, first)
+    return _analyse(source, known_undefined, opened) if opened else first
+
+
+def _opened(source: bytes, first: Branches) -> dict[int, Value]:
+    """Directive line start -> its value under hipcc, for the version tests the translation opens."""
+    opened: dict[int, Value] = {}
+    for start, end, kind, text in directives(source):
+        amd = first.amd.get(start)
+        if amd is None or kind == b"else" or start in first.shadowed or not _VERSION_MACROS.search(text):
+            continue
+        if HIP_PLATFORM_MACRO.search(text) or any(a <= start < b for a, b in first.dead):
+            continue
+        if error_branch(source, end, bool(amd)) is not None and error_branch(source, end, not amd) is None:
+            opened[start] = amd
+    return opened
+
+
+def _analyse(source: bytes, known_undefined: frozenset[bytes], opened: Mapping[int, Value]) -> Branches:
     interesting = compiled(  # why not re.compile: ~10 ms to compile, the same in every run
         CUDA_MACROS.pattern
         + rb"|\b(?:"
@@ -375,6 +438,7 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
     )
     make_amd = amd_env(known_undefined)
     result = Branches([], {}, {}, set(), {})
+    result.opened = dict(opened)
     # stack of open #if chains: [body start, value of the current branch on AMD, any branch taken,
     # (directive start, body start) of the evaluated directives of the chain]
     stack: list[list[object]] = []
@@ -386,6 +450,8 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> B
                 if toks is not None:
                     names = frozenset(t for k, t in toks if k == "i")
                     value = evaluate(toks, make_amd(names))
+                    if start in opened:
+                        value = 0 if value else 1
                     result.amd[start] = value
                     if CUDA_MACROS.search(text):
                         result.nvidia[start] = set(_nvidia_values(tuple(toks)))

@@ -57,6 +57,7 @@ class Shim(NamedTuple):
     # on HIP's NVIDIA platform CUDA's own definition is used, ours would be a redefinition
     cuda: str | None = None
     device: bool = False  # only uses in device code call for it (a __device__ overload of a host function)
+    host: bool = False  # only uses in host code call for it (a __host__ overload of a device-only function)
     strings: str | None = None  # ${cases} from the probed runtime's error table: "name" or "text"
     overload: Overload | None = None  # an overload for argument types: triggered by the call's type
 
@@ -221,6 +222,7 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
         cases=Cases(str(cases["cuda"]), str(cases["hip"])) if isinstance(cases, Mapping) else None,
         cuda=_text(raw, "cuda"),
         device=bool(raw.get("device", False)),
+        host=bool(raw.get("host", False)),
         strings=strings,
         overload=_overload(raw, name, index),
     )
@@ -334,6 +336,8 @@ def lacking(shim: Shim, target: str, quote: str = "") -> str:
         return f"{name} has no HIP {target} overload for {kind}"
     if shim.device:
         return f"{name} has no device version in HIP {target}"
+    if shim.host:
+        return f"{name} has no host version in HIP {target}"
     return f"{name} is not in HIP {target} ({shim.lacks})"
 
 

@@ -18,6 +18,7 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.shims import NVIDIA
 from hipify_py.data.versioned import read_table
+from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
@@ -40,6 +41,13 @@ class HeaderShim(NamedTuple):
     names: frozenset[str]
     code: str
     source: str
+    # the finding at the include: HIP134 (info: an exact equivalent) unless the row names another,
+    # with `note` as its message (NVTX: roctx keeps the message of an event, not its colour)
+    rule: str = "HIP134"
+    note: str | None = None
+    settles: frozenset[str] = SETTLED_RULES
+    # written only where the file uses one of `names` (the header has an API HIP keeps as well: roctx)
+    when_used: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -58,14 +66,32 @@ def _build_table(path: Path | None = None) -> tuple[HeaderShim, ...]:
             raise TableError(f"{TABLE_NAME}: row {i + 1} needs header, guard, code and a known source")
         names = frozenset(str(n) for n in raw.get("names") or ())
         source = sources[str(raw["source"])]
-        rows.append(HeaderShim(str(raw["header"]), str(raw["guard"]), names, str(raw["code"]), source))
+        note = raw.get("note")
+        settles = frozenset(str(r) for r in raw.get("settles") or ()) or SETTLED_RULES
+        rows.append(
+            HeaderShim(
+                str(raw["header"]),
+                str(raw["guard"]),
+                names,
+                str(raw["code"]),
+                source,
+                str(raw.get("rule") or "HIP134"),
+                None if note is None else str(note),
+                settles,
+                bool(raw.get("when_used")),
+            )
+        )
     return tuple(rows)
 
 
 def _definition(shim: HeaderShim, newline: bytes) -> bytes:
     macro = (GUARD_PREFIX + shim.guard).encode()
     lines = [
-        f"// hipify-py: HIP has no {shim.header}; an equivalent:".encode(),
+        (
+            f"// hipify-py: HIP has no {shim.header}; an equivalent:"
+            if shim.note is None
+            else f"// hipify-py: {shim.header}: {shim.note}"
+        ).encode(),
         # HIP's NVIDIA platform compiles with CUDA's headers: CUDA's own header is there, and ours would
         # redefine its names; the off/on comments keep a later run from translating that include
         b"#if defined(" + NVIDIA.encode() + b")",
@@ -97,28 +123,55 @@ def insert_header_shims(ctx: Context) -> RuleResult:
             continue
         if ctx.is_protected(m.start()) or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
             continue
+        if shim.when_used and not _uses(ctx, shim):
+            continue
         done.add(shim.guard)
         nl = newline_of(ctx.source)
         text = _definition(shim, nl) if m.group().endswith(b"\n") else nl + _definition(shim, nl)
         result.edits.append(Edit(m.end(), m.end(), text))
-        message = f"{shim.header}: HIP has no such header; an equivalent of its API follows the include"
-        result.diagnostics.append(ctx.diag("HIP134", m.start(1), m.end(1), message))
+        message = shim.note or "HIP has no such header; an equivalent of its API follows the include"
+        result.diagnostics.append(ctx.diag(shim.rule, m.start(1), m.end(1), f"{shim.header}: {message}"))
         result.counts["shims"] += 1
         _settle(ctx, shim, result)
     return result
 
 
-def _settle(ctx: Context, shim: HeaderShim, result: RuleResult) -> None:
-    """The HIP113 findings of the names the shim defines, everywhere in the file."""
+def _names(shim: HeaderShim) -> re.Pattern[bytes]:
     alternatives = b"|".join(n.encode() for n in sorted(shim.names))
-    names = compiled(rb"(?<![\w$])(?:" + alternatives + rb")(?![\w$])")
-    result.settled.extend((u.start(), u.end(), SETTLED_RULES) for u, _ in ctx.code_matches(names))
+    return compiled(rb"(?<![\w$])(?:" + alternatives + rb")(?![\w$])")
+
+
+def _uses(ctx: Context, shim: HeaderShim) -> bool:
+    return any(True for _ in ctx.code_matches(_names(shim)))
+
+
+def _settle(ctx: Context, shim: HeaderShim, result: RuleResult) -> None:
+    """The findings (HIP113, or the row's `settles`) of the names the shim defines, everywhere in the file."""
+    result.settled.extend((u.start(), u.end(), shim.settles) for u, _ in ctx.code_matches(_names(shim)))
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
 DECLARED = declare(
     __name__,
     translate={150: insert_header_shims},
+    texts=(
+        Rule(
+            "HIP146",
+            "nvtx-event-attributes",
+            Severity.WARNING,
+            "NVTX event attributes and domains on roctx: the message is kept, colour and payload dropped",
+            "Nothing to do for the build; a range's colour, category or payload, and the domain it belongs "
+            "to, do not show in a ROCm trace (rocprofiler-sdk's roctx has the same API).",
+            "roctx (roctracer/roctx.h) has ranges and marks on ASCII messages only. After the include "
+            "of nvToolsExt.h (v2 or nvtx3/) the translation writes NVTX's event-attribute types and "
+            "constants (nvtxEventAttributes_t, NVTX_VERSION, NVTX_COLOR_ARGB, ...) and nvtxRangePushEx, "
+            "nvtxMarkEx, nvtxRangeStartEx and the nvtxDomain* calls, which pass the event's ASCII message "
+            "to roctxRangePushA/roctxMarkA/roctxRangeStartA (an empty one for a wide or registered "
+            "message); naming calls (nvtxNameOsThreadA, nvtxNameCategoryA) do nothing, as NVTX does with "
+            "no tool attached (mappings/header-shims.yaml). On HIP's NVIDIA platform NVTX's own header is "
+            "included instead. Wide-character (W) calls and resources are still reported (HIP101/HIP141).",
+        ),
+    ),
     tables=(load_table,),
-    fixtures=("shims/*/cg_*",),
+    fixtures=("shims/*/cg_*", "vendor_libs/*/nvtx*"),
 )

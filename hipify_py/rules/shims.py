@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.analysis.includes import include_position
+from hipify_py.data.renames import renames_for
 from hipify_py.data.shims import (
     GUARD_PREFIX,
     Shim,
@@ -38,6 +39,7 @@ from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
+from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled
@@ -46,6 +48,7 @@ from hipify_py.util.lazyre import compiled
 # at a call an overload shim serves, "no overload for this type".
 SETTLED_RULES = frozenset({"HIP101", "HIP103"})
 _OVERLOAD_SETTLED = frozenset({"HIP215"})
+_HOST_SETTLED = frozenset({"HIP217"})  # "a device function in HIP: host code cannot call it"
 # Containers the shim goes inside (a use in `#ifdef USE_SPARSE` gets its shim there, after the
 # branch's includes); anything else (function, namespace, extern "C", #define) gets it before.
 _DESCEND = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
@@ -69,7 +72,8 @@ def insert_shims(ctx: Context) -> RuleResult:
             rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
         )
         dead = ctx.branches.dead
-        device = DeviceSpans(ctx) if any(shims[n].device for n in triggers.values()) else None
+        spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
+        device = DeviceSpans(ctx) if spans_needed else None
         for m in pattern.finditer(ctx.source):
             where = ctx.classify(m.start(), m.end())
             if where in (Where.COMMENT, Where.STRING):
@@ -83,6 +87,7 @@ def insert_shims(ctx: Context) -> RuleResult:
                 where in REWRITABLE
                 and not ctx.is_protected(m.start())
                 and (device is None or not shims[name].device or device.contains(m.start()))
+                and (not shims[name].host or _host_use(ctx, m.start(), device))
             ):
                 uses.setdefault(name, []).append(m.span(1))
     overloads = overload_uses(ctx, target)
@@ -92,7 +97,9 @@ def insert_shims(ctx: Context) -> RuleResult:
     blocks: dict[int, list[bytes]] = {}
     for name, spans in sorted({**uses, **overloads}.items(), key=lambda item: item[1][0]):
         shim = shims[name]
-        settles = _OVERLOAD_SETTLED if shim.overload is not None else SETTLED_RULES
+        settles = SETTLED_RULES
+        if shim.overload is not None or shim.host:
+            settles = _OVERLOAD_SETTLED if shim.overload is not None else _HOST_SETTLED
         result.settled.extend((a, b, settles) for a, b in spans)
         if name in defined or shim.macro.encode() in ctx.source:
             continue  # the file has its own definition (or ours, from an earlier run): the uses compile
@@ -157,13 +164,18 @@ def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
     names = ctx.tables.names
     # why the intersections (C-level): a file has thousands of identifiers, a few of them mapped names
     present = ctx.identifiers & ctx.tables.candidates.keys  # every mapped name is a candidate
+    renamed = renames_for(target).names  # names whose HIP spelling depends on the target
     for token in present.union(ctx.identifiers.intersection(wanted)):
         if token in wanted:
             found[token] = wanted[token]
             continue
-        entry = names.get(token)
-        if entry is not None and entry.hip is not None and entry.hip.encode() in wanted:
-            found[token] = entry.hip
+        rename = renamed.get(token)
+        hip = rename.hip if rename is not None else None
+        if hip is None:
+            entry = names.get(token)
+            hip = entry.hip if entry is not None else None
+        if hip is not None and hip.encode() in wanted:
+            found[token] = hip
     return found
 
 
@@ -190,7 +202,29 @@ def _position(ctx: Context, offset: int) -> int:
         if child.type in _DESCEND and _body_holds(child, offset):
             node = child
             continue
+        inner = _namespace_branch(child, offset)
+        if inner is not None:  # `namespace prk { #ifdef PRK_USE_CUBLAS ... }`: into the branch
+            node = inner
+            continue
         return ctx.lines.line_start(_leading_comments(ctx, child).start_byte)
+
+
+def _host_use(ctx: Context, offset: int, device: DeviceSpans | None) -> bool:
+    """A call in host code (where HIP217 reports a device-only math function): a __host__ overload
+    serves it; device and __host__ __device__ code already have HIP's own."""
+    return (device is None or not device.contains(offset)) and surely_host(ctx, offset)
+
+
+def _namespace_branch(node: Node, offset: int) -> Node | None:
+    """The body of a namespace whose use at `offset` sits in an #if branch of it: the shim goes into
+    that branch (before the namespace, it would be compiled where the branch's headers are not)."""
+    if node.type != "namespace_definition":
+        return None
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    child = next((c for c in body.children if c.start_byte <= offset < c.end_byte), None)
+    return body if child is not None and child.type in _DESCEND and _body_holds(child, offset) else None
 
 
 def _below_top_comments(ctx: Context, at: int) -> int:

@@ -56,7 +56,7 @@ def host_math_calls(ctx: Context, scan: Scan) -> RuleResult:
     pattern = compiled(rb"(?<![\w$.>:])(" + b"|".join(present) + rb")(?=\s*\()")
     for m in scan.code(pattern):
         name = m.group(1)
-        if scan.device.contains(m.start()) or not _surely_host(ctx, m.start()) or _defined_here(src, name):
+        if scan.device.contains(m.start()) or not surely_host(ctx, m.start()) or _defined_here(src, name):
             continue
         msg = (
             f"`{name.decode()}` is a device function in HIP {version}: host code cannot call it (CUDA "
@@ -66,7 +66,7 @@ def host_math_calls(ctx: Context, scan: Scan) -> RuleResult:
     return result
 
 
-def _surely_host(ctx: Context, offset: int) -> bool:
+def surely_host(ctx: Context, offset: int) -> bool:
     node: Node | None = ctx.root.descendant_for_byte_range(offset, offset + 1)
     while node is not None and node.type != "function_definition":
         if node.type == "compound_statement" and _device_lambda_body(ctx.source, node.start_byte):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import Context
+from hipify_py.analysis.pp_branches import error_branch
 from hipify_py.data.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
@@ -22,30 +23,6 @@ _COMPARE_AFTER = lazy(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
 _COMPARE_BEFORE = lazy(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
 # re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
 _PREPROC_LINE = lazy(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
-# the directives that open, split and close conditional groups, and #error
-_GROUP_LINE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|error)\b", re.M)
-
-
-def _error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
-    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
-    condition is true under hipcc, else the `#else` that follows directly), or None."""
-    depth, in_taken = 0, taken
-    for m in _GROUP_LINE.finditer(source, line_end):
-        kind = m.group(1)
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            depth += 1
-        elif kind == b"endif":
-            if depth == 0:
-                return None
-            depth -= 1
-        elif depth == 0 and kind == b"error":
-            if in_taken:
-                return m.start()
-        elif depth == 0:  # #elif / #else of this group
-            if in_taken or kind != b"else":
-                return None  # the taken branch ended, or an #elif whose value is not known here
-            in_taken = True
-    return None
 
 
 def _compared(source: bytes, m: re.Match[bytes]) -> bool:
@@ -101,7 +78,7 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
         result.diagnostics.append(ctx.diag(key[1], m.start(), m.end(), message))
         amd = scan.branches.amd.get(key[0])
         if key[1] == "HIP301" and amd is not None:
-            at = _error_branch(src, logical_line(src, m.start())[1], bool(amd))
+            at = error_branch(src, logical_line(src, m.start())[1], bool(amd))
             if at is not None:
                 line = ctx.lines.line_col(at)[0]
                 name = match_text(m)

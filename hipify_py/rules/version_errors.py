@@ -1,0 +1,103 @@
+"""A CUDA version test whose branch under hipcc reaches `#error` -> ROCm takes the other branch (HIP145).
+
+`#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 110402 ... #else #error ... #endif`: the CUDA and
+library version macros (CUDA_VERSION, CUDART_VERSION, CUBLAS_VERSION, CUFFT_VERSION, ...) are
+undefined under hipcc, so the condition takes the branch of old or unknown toolkits, and where that
+branch is an `#error` the build can only stop there. A HIP library's version numbers mean something
+else (hipBLAS 2.x/3.x is not cuBLAS 11.x), so the test is not translated to one; instead the condition
+gets `|| defined(__HIP_PLATFORM_AMD__)` (or `&& !defined(__HIP_PLATFORM_AMD__)`) so that ROCm takes
+the branch without the `#error`, whose CUDA names the other rules translate or report where HIP lacks
+them. HIP's NVIDIA platform still tests CUDA's own macros. Reported as HIP145 (warning) in place of
+HIP224/HIP301; a condition whose both branches reach an `#error`, or which already tests a HIP macro,
+is left alone.
+"""
+
+from __future__ import annotations
+
+from hipify_py.analysis.context import Context
+from hipify_py.analysis.pp_branches import directives, error_branch
+from hipify_py.engine.diagnostics import Rule, Severity
+from hipify_py.engine.edits import Edit
+from hipify_py.rules import RuleResult
+from hipify_py.rules.detectors.versions import VERSION_MACRO
+from hipify_py.rules.registry import declare
+from hipify_py.util.lazyre import lazy
+
+_COMMENT_START = lazy(rb"/[/*]")
+_AMD = "defined(__HIP_PLATFORM_AMD__)"
+
+
+def open_version_errors(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    if b"error" not in src or VERSION_MACRO.search(src) is None:
+        return result
+    opened = ctx.branches.opened  # pp_branches decides which tests go the other way (the detectors agree)
+    if not opened:
+        return result
+    for start, end, kind, condition in directives(src):
+        if start not in opened or ctx.is_protected(start):
+            continue
+        amd = bool(opened[start])
+        macro = VERSION_MACRO.search(src, start, end)
+        at = error_branch(src, end, amd)
+        edit = _rewrite(src, start, end, kind, condition, amd)
+        if edit is None or macro is None or at is None:
+            continue
+        result.edits.append(edit)
+        name = macro.group().decode()
+        line = ctx.lines.line_col(at)[0]
+        way = "skips its branch" if amd else "takes the branch without it"
+        message = (
+            f"`{name}` is undefined under hipcc, so this test would stop the build at the #error on line "
+            f"{line}: ROCm now {way} ({_AMD} added); check that the code it selects exists in HIP"
+        )
+        result.diagnostics.append(ctx.diag("HIP145", macro.start(), macro.end(), message))
+        result.settled.append((start, end, frozenset({"HIP224", "HIP301"})))
+        result.counts["version tests"] += 1
+    return result
+
+
+def _rewrite(src: bytes, start: int, end: int, kind: bytes, condition: bytes, amd: bool) -> Edit | None:
+    """The directive with ROCm sent the other way; None for a condition we cannot rebuild safely."""
+    comment = _COMMENT_START.search(condition)
+    code = condition[: comment.start()] if comment else condition
+    tail = condition[len(code.rstrip()) :]  # trailing blanks and comment, kept as they are
+    code = code.strip()
+    if not code or b"\\\n" in code:
+        return None
+    text = code.decode("latin-1")
+    if kind == b"ifdef":
+        text = f"defined({text})"
+    elif kind == b"ifndef":
+        text = f"!defined({text})"
+    new = f"({text}) && !{_AMD}" if amd else f"({text}) || {_AMD}"
+    keyword = "elif" if kind == b"elif" else "if"
+    hash_at = src.index(b"#", start)
+    return Edit(hash_at, end, f"#{keyword} {new}".encode("latin-1") + tail)
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={45: open_version_errors},
+    texts=(
+        Rule(
+            "HIP145",
+            "version-test-opened",
+            Severity.WARNING,
+            "A CUDA version test that would reach an #error under hipcc: ROCm takes the other branch",
+            "Check that the branch ROCm now compiles uses only what HIP has (other findings name what it "
+            "lacks); a HIP library's own version (hipblasVersionMajor, HIP_VERSION) is the test to use "
+            "where the HIP releases differ.",
+            "CUDA_VERSION, CUDART_VERSION and the library version macros (CUBLAS_VERSION, CUFFT_VERSION, "
+            "CUSPARSE_VERSION, ...) are undefined under hipcc, so `#if CUBLAS_VERSION >= 110402 ... #else "
+            "#error ... #endif` stops the build on ROCm (HIP224). A HIP library's version numbers mean "
+            "something else, so the test is not translated to one: the condition gets `|| "
+            "defined(__HIP_PLATFORM_AMD__)` (`&& !defined(__HIP_PLATFORM_AMD__)` where the #error is in its "
+            "own branch) and ROCm takes the branch without the #error, as current CUDA toolkits do; HIP's "
+            "NVIDIA platform still tests CUDA's macros. Not done where both ways reach an #error.",
+        ),
+    ),
+    fixtures=("detectors/version_error_branch*", "version_errors/*/*"),
+)
