@@ -18,9 +18,8 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
 from hipify_py.data.shims import NVIDIA
 from hipify_py.data.versioned import read_table
-from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.util.lazyre import compiled, lazy
 
 TABLE_NAME = "header-shims.yaml"
@@ -98,8 +97,7 @@ def insert_header_shims(ctx: Context) -> RuleResult:
             continue
         done.add(shim.guard)
         nl = newline_of(ctx.source)
-        text = _definition(shim, nl) if m.group().endswith(b"\n") else nl + _definition(shim, nl)
-        result.edits.append(Edit(m.end(), m.end(), text))
+        result.requests.append(Insertion.helper(m.end(), _definition(shim, nl)))  # after the include line
         message = f"{shim.header}: HIP has no such header; an equivalent of its API follows the include"
         result.diagnostics.append(ctx.diag("HIP134", m.start(1), m.end(1), message))
         result.counts["shims"] += 1
