@@ -60,11 +60,9 @@ def place(
         placed = _edits(ctx, planned)
         for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
             found = runtime_first(ctx, edits + placed)
+            _take(out, planned, found)
             if found.requests:
-                _take(out, planned, found)
                 placed = _edits(ctx, planned)
-            else:
-                _take(out, [], found)
         out.edits = edits + placed if placed else edits
     else:
         out.edits = edits
