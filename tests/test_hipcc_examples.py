@@ -85,6 +85,7 @@ COMPILED_TOPICS = (
     "vector_ops",
     "overloads",
     "option_macros",
+    "insertions",
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {

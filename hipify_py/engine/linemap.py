@@ -5,8 +5,8 @@ where it started in the original, the bytes it replaced and the length of its ne
 map any translated offset back to an original offset AND to rebuild the original text from the
 translated one (so `--in-place`, where the original is gone, still shows the CUDA line).
 
-A file may be rewritten in layers (translation, then renamed includes); each layer is a `Moves` tuple
-and `Layers` applies them from the last back to the first.
+A file is rewritten in one layer (translate() applies its edits and the renamed includes at once);
+`Layers` keeps the form of several `Moves` tuples, applied from the last back to the first.
 """
 
 from __future__ import annotations

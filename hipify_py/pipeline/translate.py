@@ -6,14 +6,12 @@ parse -> every rule looks at the tree and returns edits/diagnostics/counts -> ap
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.context import Context
 from hipify_py.analysis.defines import is_option, names_defined, option_macros
-from hipify_py.analysis.includes import include_position
 from hipify_py.analysis.pp_branches import option_branches
 from hipify_py.data import derived
 from hipify_py.data.mappings import load_mappings
@@ -22,15 +20,9 @@ from hipify_py.data.tables import Tables, compile_tables
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.edits import Edit, apply_edits
 from hipify_py.engine.options import Options
-from hipify_py.engine.source import newline_of
+from hipify_py.pipeline.insertions import place
 from hipify_py.rules import RuleFn, RuleResult, registry
-from hipify_py.rules.cache_hints import adapt_cache_hints
 from hipify_py.rules.detectors import DETECTORS
-from hipify_py.rules.implicit_includes import add_implicit_includes, add_thrust_includes
-from hipify_py.rules.launch import convert_launches
-from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
-from hipify_py.rules.shims import insert_shims
-from hipify_py.util.lazyre import lazy, words_at_boundary
 
 
 class Result:
@@ -108,49 +100,40 @@ def _shipped_tables() -> Tables:
     return compile_tables(load_mappings())
 
 
-def translate(source: bytes, options: Options | None = None, tables: Tables | None = None) -> Result:
+def translate(
+    source: bytes,
+    options: Options | None = None,
+    tables: Tables | None = None,
+    renamed_includes: Sequence[Edit] = (),
+) -> Result:
+    """`renamed_includes`: edits of the output-name policy (run/output_names.py include_edits, on
+    `source`), applied with the translation's own edits (pipeline/insertions.py)."""
     options = options or Options()
     tables = tables or default_tables()
     ctx = Context(source=source, tables=tables, options=options)
     combined = RuleResult()
-    parts = [(rule, rule(ctx)) for rule in (*translation_rules(), *detector_rules())]
+    parts = [rule(ctx) for rule in (*translation_rules(), *detector_rules())]
     if _already_hip(ctx, parts):
         # why: `<<<>>>` is valid HIP too; a file with nothing CUDA left in it stays byte-identical
-        parts = [(r, RuleResult(diagnostics=p.diagnostics) if r is convert_launches else p) for r, p in parts]
-    shim_edits: list[Edit] = []
-    for rule, part in parts:
-        # why apart: a shim inserted at the top of a file with no include needs the runtime header's
-        # types (char4, hipError_t), which is inserted at the same offset: the shim must come after it
-        # (the cache-hint helpers too; their renamed calls are not at that offset)
-        shims = rule is insert_shims or rule is adapt_cache_hints
-        (shim_edits if shims else combined.edits).extend(part.edits)
+        parts = [RuleResult(diagnostics=p.diagnostics) if p.valid_hip else p for p in parts]
+    for part in parts:
+        combined.edits.extend(part.edits)
+        combined.requests.extend(part.requests)
         combined.diagnostics.extend(part.diagnostics)
         if part.counts:  # why the test: Counter.update is Python code (~0.3 us) and most rules count nothing
             combined.counts.update(part.counts)
         combined.settled.extend(part.settled)
-    combined.edits.extend(_runtime_include(ctx, RuleResult(combined.edits + shim_edits, [], combined.counts)))
-    if combined.edits or shim_edits:
-        implicit = add_implicit_includes(ctx, combined.edits + shim_edits, include_position(ctx))
-        thrust = add_thrust_includes(ctx, combined.edits)
-        for found in (implicit, thrust):
-            combined.edits.extend(found.edits)
-            combined.diagnostics.extend(found.diagnostics)
-            if found.counts:
-                combined.counts.update(found.counts)
-    combined.edits.extend(shim_edits)
-    for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
-        order = runtime_first(ctx, combined.edits)
-        combined.edits.extend(order.edits)
-        combined.diagnostics.extend(order.diagnostics)
-        if order.counts:
-            combined.counts.update(order.counts)
+    placed = place(ctx, combined.edits, combined.requests, combined.counts, renamed_includes)
+    combined.diagnostics.extend(placed.diagnostics)
+    if placed.counts:
+        combined.counts.update(placed.counts)
     _drop_settled_findings(combined)
     _drop_api_findings_in_cuda_only_code(ctx, combined)
     diagnostics = _with_option_macros(
         ctx,
         sorted((d for d in combined.diagnostics if not ctx.suppressed(d)), key=lambda d: (d.start, d.rule)),
     )
-    edits = combined.edits
+    edits = placed.edits
     if options.annotate:
         from hipify_py.engine.annotate import annotation_edits
 
@@ -221,98 +204,23 @@ def _drop_findings(combined: RuleResult, drop: Callable[[Diagnostic], bool]) -> 
     combined.diagnostics[:] = kept
 
 
-def _already_hip(ctx: Context, parts: list[tuple[RuleFn, RuleResult]]) -> bool:
-    """A file that includes HIP headers and has nothing but kernel launches to convert."""
+def _already_hip(ctx: Context, parts: list[RuleResult]) -> bool:
+    """A file that includes HIP headers and has nothing but edits valid in HIP too (kernel launches)."""
     if not ctx.includes_hip:
         return False
-    return not any(part.edits for rule, part in parts if rule is not convert_launches)
-
-
-_HIP_RUNTIME_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
-_RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
-
-
-def _runtime_include(ctx: Context, found: RuleResult) -> list[Edit]:
-    implicit = _implicit_runtime(ctx, found)
-    return implicit + _include_prerequisites(ctx, found, implicit)
-
-
-_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
-_FULL_RUNTIME = b"hip/hip_runtime.h"
-
-
-def _include_prerequisites(ctx: Context, found: RuleResult, inserted: list[Edit]) -> list[Edit]:
-    """A rewritten include of a HIP header that does not compile on its own (mappings/include-order.yaml:
-    hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
-    needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
-    hid that dependency in the CUDA code."""
-    needs = dict(ctx.tables.include_needs)
-    rewritten = {e.start: e.text for e in found.edits if e.start != e.end and e.text in needs}
-    if not rewritten:
-        return []
-    targets = {e.start: e.text for e in found.edits if e.start != e.end}
-    # (position, header) of every include in the output, in order; insertions count at their offset
-    provided = [(e.start, b"hip/hip_runtime.h") for e in inserted]
-    edits: list[Edit] = []
-    for m in _INCLUDE_PATH.finditer(ctx.source):
-        header = targets.get(m.start(1), m.group(1))
-        need = needs.get(header) if m.start(1) in rewritten else None
-        line = ctx.lines.line_start(m.start(1))
-        if need is not None and not any(at <= line and h in (need, _FULL_RUNTIME) for at, h in provided):
-            edits.append(Edit(line, line, b"#include <" + need + b">" + newline_of(ctx.source)))
-            provided.append((line, need))
-        provided.append((m.start(), header))
-    return edits
-
-
-def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
-    """nvcc includes cuda_runtime.h implicitly; hipcc does not include the HIP runtime API.
-
-    A file that used the runtime (now rewritten) or launched kernels without including a runtime
-    header gets `#include <hip/hip_runtime.h>` at the top of its include block.
-    """
-    if ctx.includes_hip and _HIP_RUNTIME_INCLUDE.search(ctx.source):  # why the flag: most files have none
-        return []
-    if not any(found.counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
-        return []
-    new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
-    if new_runtime:
-        return []
-    at = include_position(ctx)
-    return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
-
-
-# nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
-# threadIdx, __syncthreads, __popc, atomicAdd... only through hip_runtime.h (clang itself knows
-# __global__/__device__ and the math functions, so those alone do not count).
-_KERNEL_SIGN_NAMES = frozenset(
-    b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
-)
-_KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
-
-
-def _has_kernel_code(ctx: Context) -> bool:
-    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
-    if ctx.includes_hip:
-        return False
-    if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
-        where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
-    ):
-        return True
-    return any(
-        not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
-        for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
-    )
+    return not any(part.edits or part.requests for part in parts if not part.valid_hip)
 
 
 # The pipeline's own table (option macros: _with_option_macros) and the fixtures of what it does around
-# the rules (suppressions, encodings, already-HIP and mixed files, annotations, real-world files)
+# the rules (suppressions, encodings, already-HIP and mixed files, annotations, real-world files, the
+# insertion planner's order: pipeline/insertions.py)
 DECLARED = registry.declare(
     __name__,
     loads=(hip_predefined_macros,),
     fixtures=(
         "annotate",
         "encoding",
+        "insertions",
         "mixed",
         "negative",
         "false_alarms",

@@ -38,7 +38,7 @@ from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.rules.shims import _below_top_comments, _declares, _position
 
@@ -188,7 +188,7 @@ def adapt_cache_hints(ctx: Context) -> RuleResult:
                 f"an equivalent inserted before line {line}"
             )
             result.diagnostics.append(ctx.diag("HIP134", start, end, msg))
-    result.edits.extend(Edit(at, at, b"".join(texts)) for at, texts in blocks.items())
+    result.requests.extend(Insertion.helper(at, b"".join(texts)) for at, texts in blocks.items())
     for start, end in loose:
         name = ctx.source[start:end]
         if name in defined or len(facts.lacks[name]) < len(hint_table().types) / 2:

@@ -19,9 +19,8 @@ from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.shims import NVIDIA
 from hipify_py.data.versioned import read_table
 from hipify_py.engine.diagnostics import Rule, Severity
-from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
@@ -128,7 +127,7 @@ def insert_header_shims(ctx: Context) -> RuleResult:
         done.add(shim.guard)
         nl = newline_of(ctx.source)
         text = _definition(shim, nl) if m.group().endswith(b"\n") else nl + _definition(shim, nl)
-        result.edits.append(Edit(m.end(), m.end(), text))
+        result.requests.append(Insertion.helper(m.end(), text))  # after the include line
         message = shim.note or "HIP has no such header; an equivalent of its API follows the include"
         result.diagnostics.append(ctx.diag(shim.rule, m.start(1), m.end(1), f"{shim.header}: {message}"))
         result.counts["shims"] += 1

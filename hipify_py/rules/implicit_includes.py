@@ -12,8 +12,8 @@ file that calls one from host code (a `__device__`/`__global__` body is compiled
 overloads; `std::isnan` is declared) and does not include the header gets it at the top of its include
 block (HIP135, info).
 
-A post-pass like the runtime include: it runs on files the translation changes (CUDA code), never on a
-file that stays byte-identical.
+Asked by the insertion planner (pipeline/insertions.py) like the runtime include: it runs on files the
+translation changes (CUDA code), never on a file that stays byte-identical.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
@@ -69,9 +68,9 @@ def _spellings(header: bytes, cxx: frozenset[bytes]) -> tuple[bytes, ...]:
 _STD = lazy(rb"\bstd\s*::\s*\Z")
 
 
-def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleResult:
-    """`#include <string.h>` (and the like) at `at` (the top of the include block) where the converted
-    file calls what nvcc declared for it."""
+def add_implicit_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
+    """`#include <string.h>` (and the like) at the top of the include block where the converted file calls
+    what nvcc declared for it. `edits`: the file's other edits (an include another rule writes)."""
     result = RuleResult()
     if not edits or ctx.options.hip_version is None:
         return result
@@ -97,7 +96,7 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit], at: int) -> RuleR
     if not wanted:
         return result
     for header, m in sorted(wanted.items()):
-        result.edits.append(Edit(at, at, b"#include <" + header + b">" + newline_of(ctx.source)))
+        result.requests.append(Insertion.include(header))
         message = (
             f"`{m.group(1).decode()}` is declared by <{header.decode()}>, which nvcc includes in every .cu "
             f"and HIP {version}'s hip_runtime.h does not: included"
@@ -158,11 +157,8 @@ def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
         after = min((includes[v] for v in via if v in includes), key=lambda i: i.start(), default=None)
         if after is not None:
             wanted[header] = (m, after)
-    nl = newline_of(ctx.source)
     for header, (m, after) in sorted(wanted.items()):
-        line = b"#include <thrust/" + header + b">"
-        text = line + nl if after.group().endswith(b"\n") else nl + line
-        result.edits.append(Edit(after.end(), after.end(), text))
+        result.requests.append(Insertion.include(b"thrust/" + header, after.end()))  # after that include
         message = (
             f"`thrust::{m.group(1).decode()}` is declared by <thrust/{header.decode()}>, which CUDA's "
             f"<thrust/{after.group(1).decode()}> includes and HIP {version}'s rocThrust does not: included"

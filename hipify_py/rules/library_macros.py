@@ -17,14 +17,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.versioned import holds_for, range_text, read_table
 from hipify_py.engine.diagnostics import Rule, Severity
-from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled
 
@@ -104,12 +101,7 @@ def define_library_macros(ctx: Context) -> RuleResult:
         first = next((m for m, where in ctx.code_matches(pattern) if where in REWRITABLE), None)
         if first is None:
             continue
-        nl = newline_of(ctx.source)
-        macro = row.macro.encode()
-        at = include_position(ctx)
-        result.edits.append(
-            Edit(at, at, b"#ifndef " + macro + nl + b"#define " + macro + nl + b"#endif" + nl)
-        )
+        result.requests.append(Insertion.macro(row.macro.encode()))  # HIP's headers read it
         message = (
             f"`{triggers[first.group(1)]}` is declared on {row.macro}'s types by <{row.header}> "
             f"({range_text(row.since, row.until)}): #define {row.macro} added before the first include"

@@ -28,8 +28,7 @@ from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import GUARDED, Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
@@ -74,9 +73,7 @@ def runtime_before_macros(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
     line = ctx.lines.line_start(first.start(1))
     if _runtime_before(ctx, list(edits), line):
         return result
-    at = min(include_position(ctx), line)
-    nl = newline_of(ctx.source)
-    result.edits.append(Edit(at, at, GUARD + nl + b"#include <" + RUNTIME + b">" + nl + b"#endif" + nl))
+    result.requests.append(Insertion(GUARDED, min(include_position(ctx), line), RUNTIME, GUARD))
     shown = ", ".join(f"`{m.group(1).decode()}`" for m in clobbering[:3])
     more = f" (and {len(clobbering) - 3} more)" if len(clobbering) > 3 else ""
     result.diagnostics.append(
@@ -118,8 +115,7 @@ def runtime_before_c_linkage(ctx: Context, edits: Iterable[Edit]) -> RuleResult:
         at = _opening_line(ctx, ctx.lines.line_start(block.start()))
         if _runtime_before(ctx, list(edits), at):
             return result
-        nl = newline_of(ctx.source)
-        result.edits.append(Edit(at, at, GUARD + nl + b"#include <" + RUNTIME + b">" + nl + b"#endif" + nl))
+        result.requests.append(Insertion(GUARDED, at, RUNTIME, GUARD))
         result.diagnostics.append(
             ctx.diag(
                 "HIP132",

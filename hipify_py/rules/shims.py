@@ -33,11 +33,10 @@ from hipify_py.data.shims import load_table as _shims_table
 from hipify_py.data.tables import Tables
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Rule, Severity
-from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
@@ -109,7 +108,7 @@ def insert_shims(ctx: Context) -> RuleResult:
         rule = "HIP223" if shim.device or shim.overload is not None else "HIP134"
         result.diagnostics.append(ctx.diag(rule, *first, _message(shim, target, ctx.lines.line_col(at)[0])))
         result.counts["shims"] += 1
-    result.edits.extend(Edit(at, at, b"".join(texts)) for at, texts in blocks.items())
+    result.requests.extend(Insertion.helper(at, b"".join(texts)) for at, texts in blocks.items())
     return result
 
 

@@ -17,13 +17,11 @@ from collections.abc import Mapping
 
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.includes import include_position
 from hipify_py.data.adaptations import Adaptation, row_words, rows_for
 from hipify_py.data.adaptations import load_table as _adaptations_table
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import COPY_MARK, Edit
-from hipify_py.engine.source import newline_of
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
@@ -115,7 +113,9 @@ def adapt_warp_sync(ctx: Context) -> RuleResult:
             if row.needs_enable(target) and row.enable and row.enable.encode() not in ctx.source:
                 enable.append(row)
     if enable:
-        result.edits.extend(_enable_edits(ctx, enable[0]))
+        # `#define HIP_ENABLE_WARP_SYNC_BUILTINS` before the first include (HIP's headers read it)
+        assert enable[0].enable is not None
+        result.requests.append(Insertion.macro(enable[0].enable.encode()))
     result.settled.extend(_settled_mask_definitions(ctx, names, masks))
     return result
 
@@ -235,16 +235,6 @@ def _widen_count(ctx: Context, result: RuleResult, row: Adaptation, call: callar
     if before is None or after is None:
         return
     result.edits.append(Edit(before.start(1), before.end(1), _WIDE_COUNT[before.group(1)]))
-
-
-def _enable_edits(ctx: Context, row: Adaptation) -> list[Edit]:
-    """`#define HIP_ENABLE_WARP_SYNC_BUILTINS` before the first include (HIP headers read it)."""
-    assert row.enable is not None
-    nl = newline_of(ctx.source)
-    macro = row.enable.encode()
-    text = b"#ifndef " + macro + nl + b"#define " + macro + nl + b"#endif" + nl
-    at = include_position(ctx)
-    return [Edit(at, at, text)]
 
 
 def settled_by(spans: list[tuple[int, int, frozenset[str]]]) -> Mapping[str, list[tuple[int, int]]]:

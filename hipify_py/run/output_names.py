@@ -1,8 +1,9 @@
 """Rename policy: `.cu` -> `.hip`/`.cpp`, `.cuh` -> `.hip.h`/`.h`, and the quoted includes that follow.
 
-A pre-pass over all discovered files builds the old -> new name table (RenamePlan); after translation,
-each source file's `#include "..."` lines that name a renamed file get the new file name. Only the
-file-name part of the include string changes, so the include keeps resolving the same way.
+A pre-pass over all discovered files builds the old -> new name table (RenamePlan); each source file's
+`#include "..."` lines that name a renamed file get the new file name: `include_edits` finds them in the
+source and translate() applies them with its own edits (pipeline/insertions.py: one apply_edits, one line
+map). Only the file-name part of the include string changes, so the include keeps resolving the same way.
 
 An include resolves to a renamed file when (1) it is a path relative to the including file's directory,
 or, failing that, (2) exactly one renamed file's path ends with the include text (project-root

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hipify_py.engine.diagnostics import Diagnostic
-from hipify_py.engine.edits import apply_edits
 from hipify_py.engine.options import with_filename
 from hipify_py.run.cache import Result, content_hash, put_blob, stat_entry
 from hipify_py.run.discover import Found
@@ -92,28 +91,23 @@ def _convert(
     if options.filename != str(found.path):
         options = with_filename(options, str(found.path))
     tables = default_tables(settings.extra_mappings)
-    result = translate(source, options, tables)
+    # quoted includes of renamed files: applied by translate with its own edits (one pass, one line map)
+    renamed = (
+        include_edits(source, found.path, settings.rename) if isinstance(settings.rename, RenamePlan) else ()
+    )
+    result = translate(source, options, tables, renamed)
     helpers: tuple = ()
     if result.counts.get("shims"):  # the project may define a written helper in a header the file includes
         helpers, elsewhere = _helpers_elsewhere(found, source, result.text, tables)
         if elsewhere:
-            result = translate(source, options._replace(defined_elsewhere=elsewhere), tables)
-    text, counts = result.text, result.counts
-    layers: list[tuple] = []
+            result = translate(source, options._replace(defined_elsewhere=elsewhere), tables, renamed)
+    text = result.text
+    layers: tuple = ()
     if settings.keep_moves and text != source:
         from hipify_py.engine.linemap import moves_of
 
-        layers.append(moves_of(source, result.edits))
-    if isinstance(settings.rename, RenamePlan):
-        renamed = include_edits(text, found.path, settings.rename)
-        if renamed:
-            if settings.keep_moves:
-                from hipify_py.engine.linemap import moves_of
-
-                layers.append(moves_of(text, renamed))
-            text = apply_edits(text, renamed)
-            counts["renamed_includes"] += len(renamed)
-    return text, result.diagnostics, counts, tuple(m for m in layers if m), result.defines, helpers
+        layers = (moves_of(source, result.edits),)
+    return text, result.diagnostics, result.counts, layers, result.defines, helpers
 
 
 def _helpers_elsewhere(

@@ -1,0 +1,185 @@
+"""The insertion planner: every line a translation adds above code, placed in one pass, in one order.
+
+Rules do not write such lines themselves: they request them (RuleResult.requests, rules/__init__.py:
+a macro HIP's headers read, an include, a helper definition). This pass adds what the file as a whole
+needs (the runtime header nvcc included implicitly, a header a rewritten include needs first, C and
+thrust headers CUDA's headers brought along, the runtime header above a macro or an `extern "C"` block
+that would break it), turns every request into an edit, and joins the quoted includes the output-name
+policy renames. The caller applies the result with one apply_edits, so one line map covers it all.
+
+Order at one offset (docs/architecture.md, "Insertions"): the rules' own edits there (as before this
+pass existed: hipcc includes the runtime on its own, so an `#if` a rule opens at the top of a file may
+hold the lines below), macros HIP's headers read, the runtime header, a header an included HIP header
+needs, other headers, helper definitions, the guarded runtime header (right above the `#define` or
+`extern "C"` it protects). Requests of one slot keep the rules' order. Where each goes:
+- macros and included headers without a place: the top of the include block (before the first
+  top-level #include; inside a header guard; after leading comments; analysis/includes.py);
+- a header after another include (thrust): after that include's line;
+- a helper: before the declaration that first uses it (the rule says where);
+- the guarded runtime header: above the first #define that would rewrite HIP's headers, or above the
+  `extern "C"` block (rules/macro_order.py); never below a runtime include already there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
+from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
+from hipify_py.rules import HELPER, MACRO, PREREQUISITE, RUNTIME, TOP, Insertion, RuleResult
+from hipify_py.rules.implicit_includes import add_implicit_includes, add_thrust_includes
+from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
+from hipify_py.util.lazyre import lazy, words_at_boundary
+
+_RUNTIME_HEADER = b"hip/hip_runtime.h"
+
+
+def place(
+    ctx: Context,
+    edits: list[Edit],
+    requests: list[Insertion],
+    counts: Counter[str],
+    renamed: Sequence[Edit] = (),
+) -> RuleResult:
+    """Every edit of the file: the rules' `edits`, their insertion `requests` and what the file needs
+    besides (`counts`: the rules' counts, runtime use among them), placed in order; `renamed`: quoted
+    includes the output-name policy points at new names (run/output_names.py include_edits), dropped
+    where a rule rewrote that include already. The result's findings and counts are the planner's own
+    (HIP135, HIP221, HIP131, HIP132; renamed_includes)."""
+    out = RuleResult()
+    planned = [*requests, *_runtime_include(ctx, edits, counts)]
+    if edits or planned:  # a file the translation changes (the headers were there for CUDA code)
+        so_far = edits + _edits(ctx, planned) if planned else edits
+        for found in (add_implicit_includes(ctx, so_far), add_thrust_includes(ctx, so_far)):
+            _take(out, planned, found)
+    if planned or ctx.define_lines or b'extern "C"' in ctx.source:  # why the tests: most files need neither
+        placed = _edits(ctx, planned)
+        for runtime_first in (runtime_before_macros, runtime_before_c_linkage):
+            found = runtime_first(ctx, edits + placed)
+            _take(out, planned, found)
+            if found.requests:
+                placed = _edits(ctx, planned)
+        out.edits = edits + placed if placed else edits
+    else:
+        out.edits = edits
+    if renamed:
+        kept = [r for r in renamed if not any(e.start < r.end and r.start < e.end for e in edits)]
+        out.edits = out.edits + kept
+        if kept:
+            out.counts["renamed_includes"] += len(kept)
+    return out
+
+
+def _take(out: RuleResult, planned: list[Insertion], found: RuleResult) -> None:
+    planned.extend(found.requests)
+    out.diagnostics.extend(found.diagnostics)
+    if found.counts:
+        out.counts.update(found.counts)
+
+
+def _edits(ctx: Context, planned: list[Insertion]) -> list[Edit]:
+    """The requests as edits, sorted by slot (stable: one slot keeps the rules' order); apply_edits keeps
+    insertions at one offset in this order, after the rules' own edits there."""
+    if not planned:
+        return []
+    nl = newline_of(ctx.source)
+    top = include_position(ctx) if any(r.at == TOP for r in planned) else 0
+    end = len(ctx.source) if ctx.source and not ctx.source.endswith(b"\n") else -1
+    out = []
+    for r in sorted(planned, key=_slot):
+        if r.slot == MACRO:
+            text = b"#ifndef " + r.text + nl + b"#define " + r.text + nl + b"#endif" + nl
+        elif r.slot == HELPER:
+            text = r.text
+        else:
+            text = b"#include <" + r.text + b">" + nl
+        if r.guard:
+            text = r.guard + nl + text + b"#endif" + nl
+        at = top if r.at == TOP else r.at
+        if at == end:  # after a last line with no newline: the newline goes first
+            text = nl + text.removesuffix(nl) if r.slot != HELPER else nl + text
+        out.append(Edit(at, at, text))
+    return out
+
+
+def _slot(r: Insertion) -> int:
+    return r.slot
+
+
+# ---- the runtime header and the headers a rewritten include needs first (nvcc's implicit include)
+
+_HIP_RUNTIME_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/hip_runtime(?:_api)?\.h[>"]')
+_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+_RUNTIME_FAMILIES = ("identifiers.runtime", "identifiers.driver", "launches")
+
+
+def _runtime_include(ctx: Context, edits: list[Edit], counts: Counter[str]) -> list[Insertion]:
+    implicit = _implicit_runtime(ctx, edits, counts)
+    return implicit + _include_prerequisites(ctx, edits, implicit)
+
+
+def _include_prerequisites(ctx: Context, edits: list[Edit], inserted: list[Insertion]) -> list[Insertion]:
+    """A rewritten include of a HIP header that does not compile on its own (mappings/include-order.yaml:
+    hip_cooperative_groups.h uses hipBlockDim_z before hip_runtime.h defines it) gets the header it
+    needs on the line before, unless an earlier include provides it. nvcc's implicit cuda_runtime.h
+    hid that dependency in the CUDA code."""
+    needs = dict(ctx.tables.include_needs)
+    rewritten = {e.start: e.text for e in edits if e.start != e.end and e.text in needs}
+    if not rewritten:
+        return []
+    targets = {e.start: e.text for e in edits if e.start != e.end}
+    # (position, header) of every include in the output, in order; insertions count at their offset
+    top = include_position(ctx)
+    provided = [(top if r.at == TOP else r.at, _RUNTIME_HEADER) for r in inserted]
+    out: list[Insertion] = []
+    for m in _INCLUDE_PATH.finditer(ctx.source):
+        header = targets.get(m.start(1), m.group(1))
+        need = needs.get(header) if m.start(1) in rewritten else None
+        line = ctx.lines.line_start(m.start(1))
+        if need is not None and not any(at <= line and h in (need, _RUNTIME_HEADER) for at, h in provided):
+            out.append(Insertion(PREREQUISITE, line, need))
+            provided.append((line, need))
+        provided.append((m.start(), header))
+    return out
+
+
+def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> list[Insertion]:
+    """nvcc includes cuda_runtime.h implicitly; hipcc does not include the HIP runtime API.
+
+    A file that used the runtime (now rewritten) or launched kernels without including a runtime
+    header gets `#include <hip/hip_runtime.h>` at the top of its include block.
+    """
+    if ctx.includes_hip and _HIP_RUNTIME_INCLUDE.search(ctx.source):  # why the flag: most files have none
+        return []
+    if not any(counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
+        return []
+    if any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in edits):
+        return []
+    return [Insertion(RUNTIME, TOP, _RUNTIME_HEADER)]
+
+
+# nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
+# threadIdx, __syncthreads, __popc, atomicAdd... only through hip_runtime.h (clang itself knows
+# __global__/__device__ and the math functions, so those alone do not count).
+_KERNEL_SIGN_NAMES = frozenset(
+    b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
+)
+_KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
+
+
+def _has_kernel_code(ctx: Context) -> bool:
+    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
+    if ctx.includes_hip:
+        return False
+    if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
+        where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
+    ):
+        return True
+    return any(
+        not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
+        for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
+    )
