@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
-from hipify_py.run import pool
 from hipify_py.util import fileio
+from hipify_py.workers import pool
 
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 16); cudaFree(*p); }\n"
 HIP = translate(CUDA, Options()).text

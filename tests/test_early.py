@@ -1,4 +1,4 @@
-"""run/early.py: the translator process a command starts before its command line is imported.
+"""workers/early.py: the translator process a command starts before its command line is imported.
 
 It must give exactly the outcomes (and written files) the run's own process gives, in order; exit
 when not used; and leave the run able to go on (or to stop cleanly) when it is gone."""
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from hipify_py.engine.options import Options
-from hipify_py.run import early
 from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
-from hipify_py.run.forked import WorkerDied
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
-from hipify_py.run.runner import run
+from hipify_py.workers import early
+from hipify_py.workers.forked import WorkerDied
+from hipify_py.workers.runner import run
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the early translator needs fork")
 

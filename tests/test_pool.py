@@ -1,11 +1,11 @@
-"""Where a run translates: in its own process for small jobs, in a pool of workers otherwise (run/pool.py)."""
+"""Where a run translates: in its own process for small jobs, in a pool of workers otherwise (workers/)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hipify_py.run import pool
 from hipify_py.run.discover import Found
+from hipify_py.workers import pool
 
 
 def _files(tmp_path: Path, count: int, size: int) -> list[Found]:

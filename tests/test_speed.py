@@ -161,14 +161,14 @@ before = set(sys.modules)
 print(" ".join(sorted(set(sys.modules) - before)))
 """
 
-# the translator process (run/early.py): the entry point, the modules shared with the command line,
+# the translator process (workers/early.py): the entry point, the modules shared with the command line,
 # the pipeline and tables it loads, and what it imports to run the workers
 _TRANSLATOR = """
 import hipify_py.cli.entry
-from hipify_py.run import early
+from hipify_py.workers import early
 early.load_shared()
 early._load()
-import hipify_py.run.discover, hipify_py.run.forked, hipify_py.run.pool, hipify_py.util.fileio
+import hipify_py.run.discover, hipify_py.workers.forked, hipify_py.workers.pool, hipify_py.util.fileio
 """
 
 

@@ -1,5 +1,5 @@
 """The `hipify-py` executable: the command line (cli/main.py) with collection paused while it starts,
-and, for a translation run, the translator process started before it is imported (run/early.py)."""
+and, for a translation run, the translator process started before it is imported (workers/early.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import threading
 from typing import NoReturn
 
-from hipify_py.run import early
 from hipify_py.util import collect
+from hipify_py.workers import early
 
 
 def main() -> None:

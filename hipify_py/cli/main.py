@@ -22,12 +22,12 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.rule_texts import RULES
 from hipify_py.run.config import apply_config
 from hipify_py.run.discover import SOURCE_EXTENSIONS, Found, discover
-from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
 from hipify_py.run.output_names import make_plan
-from hipify_py.run.runner import run
-from hipify_py.util.cachedir import cache_root
+from hipify_py.util.locations import cache_root
 from hipify_py.util.progress import progress_for
+from hipify_py.workers.early import Early
+from hipify_py.workers.runner import run
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
@@ -405,7 +405,7 @@ def convert(
 
 
 def _worker_died(err: Exception) -> bool:
-    from hipify_py.run.forked import WorkerDied
+    from hipify_py.workers.forked import WorkerDied
 
     if isinstance(err, WorkerDied):
         return True

@@ -39,7 +39,7 @@ from hipify_py.data.schema import (
     Namespace,
 )
 from hipify_py.data.versions import compare_versions, parse_version
-from hipify_py.util.cachedir import cache_root, mappings_dir
+from hipify_py.util.locations import cache_root, mappings_dir
 
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)

@@ -5,7 +5,7 @@ process exits, and no cyclic garbage; the collector scanned them again and again
 (about 5% of the instructions before the first file is translated, docs/speed.md round 4). The
 command's entry point pauses it; a process resumes it before it translates, after freezing what start-up
 made: never scanned again, and a forked worker does not write to the pages it shares with the run. A run
-whose files the early process translates (run/early.py) leaves it paused: it only gathers outcomes.
+whose files the early process translates (workers/early.py) leaves it paused: it only gathers outcomes.
 """
 
 from __future__ import annotations

@@ -11,22 +11,22 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hipify_py.project.option_macros import pending
-from hipify_py.run.cached import from_cache, open_cache, remember
+from hipify_py.run.cache_hits import from_cache, open_cache, remember
 from hipify_py.run.discover import Found
-from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
-from hipify_py.run.pool import iterate
 from hipify_py.run.process import output_dirs
 from hipify_py.run.settle import settle_options
 from hipify_py.util.fileio import (
     remove_stale_temps,
 )
+from hipify_py.workers.early import Early
+from hipify_py.workers.pool import iterate
 
 if TYPE_CHECKING:
-    from hipify_py.run.pool import SideWork
+    from hipify_py.workers.pool import SideWork
 
 # why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
-# hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
+# hit must not pay for tree-sitter, the mapping tables or a process pool (see run/result_cache.py).
 
 # A run that translates fewer files does not translate what it wrote once more: that is the
 # pre-commit hook on a few staged files, whose latency is the user's wait, and the next run translating
@@ -44,7 +44,7 @@ def run(
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order. `side`: work that
     shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return.
-    `early`: the translator process the command started (run/early.py), to translate in; closed on return.
+    `early`: the translator process the command started (workers/early.py), to translate in; closed on return.
 
     `on_progress` sees each outcome as it comes; `on_done` sees it final, in input order: from the first
     file with findings that wait for the whole project (option_macros) on, once the run is complete."""
@@ -71,7 +71,7 @@ def run(
         default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
         warm_up()  # the grammar too: a worker's start-up is a fork, nothing to load
     if side is not None:
-        from hipify_py.run.pool import shared
+        from hipify_py.workers.pool import shared
 
         computed = shared(todo, settings, jobs, side)
     elif early is not None:

@@ -5,7 +5,7 @@ interpreter's start: click and the command line's modules (about 40 ms), then th
 tree-sitter's grammar and the mapping tables (about 25 ms). The second part does not depend on the
 command line, so `start()` forks at start-up a process that loads it on another CPU meanwhile; the
 run then hands it the files (`Early.send`) and reads back their outcomes (`Early.outcomes`). It
-translates them itself, or forks the workers (run/forked.py) that do, from its loaded state.
+translates them itself, or forks the workers (workers/forked.py) that do, from its loaded state.
 
 Guarantees are those of forked.py: the process ignores Ctrl-C (the run handles it), and when the run
 stops reading (an exception, Ctrl-C, the run killed) its writes fail and it lets its workers finish
@@ -24,7 +24,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hipify_py.run.forked import WorkerDied, decode, fork_child, read_message, write_message
+from hipify_py.workers.forked import WorkerDied, decode, fork_child, read_message, write_message
 
 if TYPE_CHECKING:
     from hipify_py.run.discover import Found
@@ -47,7 +47,7 @@ class Early:
     def send(self, files: Sequence[Found], settings: RunSettings, jobs: int) -> bool:
         """Hand over the job: `files` translated with `settings` by up to `jobs` processes. False when
         the process is gone (nothing was translated: the caller translates instead)."""
-        from hipify_py.run.pool import inline
+        from hipify_py.workers.pool import inline
 
         roots: dict[Path, int] = {}
         # why strings: unpickling a Path parses it again; the workers make the paths of their own files
@@ -181,7 +181,7 @@ def _likely_target() -> str | None:
     """The installed HIP as the run's default target finds it (data/target.py), when the answer is
     already remembered: probing hipcc here would race the run doing the same."""
     from hipify_py.data.target import installed_hip
-    from hipify_py.util.cachedir import cache_root
+    from hipify_py.util.locations import cache_root
 
     found = installed_hip(cache_dir=cache_root(), probe=False)
     return found.version if found is not None else None
@@ -197,12 +197,12 @@ def _payloads(
     (`serial`: run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
     from hipify_py.pipeline.translate import default_tables
     from hipify_py.run.discover import Found
-    from hipify_py.run.forked import encode, forked_payloads
-    from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.run.process import process
     from hipify_py.util import collect
     from hipify_py.util.fileio import reading_ahead
     from hipify_py.util.lazyre import save_programs
+    from hipify_py.workers.forked import encode, forked_payloads
+    from hipify_py.workers.pool import fork_chunk, preload_tables
 
     def work(item: _Item) -> FileOutcome:
         path, root, kind = item

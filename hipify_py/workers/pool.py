@@ -191,13 +191,13 @@ def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generat
     if hasattr(os, "fork"):
         from functools import partial
 
-        from hipify_py.run.forked import forked_map
         from hipify_py.util.fileio import reading_ahead
+        from hipify_py.workers.forked import forked_map
 
         preload(settings, files)
         collect.resume()  # why after the tables: the workers inherit them frozen
         work = partial(file_work.process, settings=settings)
-        ahead = reading_ahead(str(found.path) for found in files)  # as run/early.py does
+        ahead = reading_ahead(str(found.path) for found in files)  # as workers/early.py does
         yield from forked_map(work, files, jobs, fork_chunk(len(files), jobs), ahead)
         return
     chunk = max(1, min(64, len(files) // (jobs * 4)))
