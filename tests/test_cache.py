@@ -316,7 +316,7 @@ def test_warm_subprocess_run_imports_no_parser(tmp_path: Path, _private_cache: P
         **os.environ,
         "PYTHONPATH": str(REPO),
         "HIPIFY_PY_CACHE_DIR": str(_private_cache),
-        "HIPIFY_PY_NO_EARLY": "1",
+        "HIPIFY_PY_PLAIN": "early",
     }
     cmd = [
         sys.executable,

@@ -168,7 +168,7 @@ import hipify_py.cli.entry
 from hipify_py.workers import early
 early.load_shared()
 early._load()
-import hipify_py.run.discover, hipify_py.workers.forked, hipify_py.workers.pool, hipify_py.util.fileio
+import hipify_py.run.discover, hipify_py.workers.forked, hipify_py.workers.prefork, hipify_py.util.fileio
 """
 
 
@@ -181,7 +181,7 @@ import hipify_py.run.discover, hipify_py.workers.forked, hipify_py.workers.pool,
     ids=["translator process", "command line"],
 )
 def test_start_up_imports_no_heavy_module(imports: str, absent: set[str]) -> None:
-    """Modules a translation run's start-up does without (docs/speed.md, round 9): dataclasses and its
+    """Modules a translation run's start-up does without (docs/performance.md): dataclasses and its
     inspect, ast and shutil cost ~12 ms before the first file, most of it before the translator
     process was forked."""
     import subprocess

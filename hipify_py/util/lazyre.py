@@ -218,7 +218,9 @@ def shipped_store(path: Any) -> Any:
 
 
 def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
-    if flags & re.DEBUG:
+    from hipify_py.util.startup import on
+
+    if flags & re.DEBUG or not on("regex"):  # why `regex` off: re's own compile (util/startup.py)
         return re.compile(pattern, flags)
     return _store().compile(pattern, flags)
 

@@ -3,10 +3,10 @@
 
 Why not ProcessPoolExecutor for this: importing it (multiprocessing, concurrent.futures: sockets,
 logging, queues) cost about 10 ms before the first fork, and it starts a manager and a feeder thread
-and pickles the run's settings with every chunk: a tenth of a 400-small-file run (docs/speed.md,
-round 4). A forked worker already holds `fn` and `items`, so a task is a chunk number (4 bytes) and a
-result the chunk's pickled outcomes. --verify's shared workers (which also run compiles) and systems
-without fork keep the executor (workers/pool.py).
+and pickles the run's settings with every chunk: a tenth of a 400-small-file run
+(docs/performance.md). A forked worker already holds `fn` and `items`, so a task is a chunk number
+(4 bytes) and a result the chunk's pickled outcomes. --verify's shared workers (which also run
+compiles) and systems without fork keep the executor (workers/pool.py); workers/execute.py chooses.
 
 Guarantees the run relies on (tests/test_interrupt.py): workers ignore Ctrl-C and finish the chunk
 they are in; a worker that dies stops the run (WorkerDied); a worker whose parent dies stops after
