@@ -126,7 +126,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
     """Load every table a rule loads on first use, for the target: before a pool forks, so each
     worker inherits them instead of reading (on a cold cache: building from YAML) its own copy.
     `stop`: asked before each table; True ends the loading there (a guess that other work outranks)."""
-    from hipify_py.data import adaptations, renames, shims, vendor_libs
+    from hipify_py.data import adaptations, renames, shim_table, vendor_libs
     from hipify_py.rules import (
         brace_assign,
         cache_hints,
@@ -161,7 +161,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         cache_hints.hint_table,
         adaptations.load_table,
         renames.load_table,
-        shims.load_table,
+        shim_table.load_table,
         library_macros.load_table,
         mem_locations.load_table,
         header_shims.load_table,
@@ -173,7 +173,7 @@ def preload_rule_tables(options: Options, stop: Callable[[], bool] | None = None
         renames.renames_for,
         shim_rule.shim_tokens,
         shim_rule.overload_rows,
-        shims.error_strings,
+        shim_table.error_strings,
         adaptations.row_words,
         mem_locations.rows_for,
     )

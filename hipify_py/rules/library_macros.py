@@ -20,7 +20,7 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import mappings_dir
-from hipify_py.data.versioned import holds_for, range_text, read_table
+from hipify_py.data.version_ranges import holds_for, range_text, read_table
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
