@@ -61,14 +61,16 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def test_outputs_are_the_same_with_the_tricks_off(tmp_path: Path) -> None:
-    """-o over examples/ with two workers, --check --stats and --diff: every output byte, the report,
-    stdout, stderr and the exit codes, with every trick on and with all of them off."""
+    """-o with two forked workers, over examples/ (translated in the run's own process: few bytes),
+    --check --stats and --diff: every output byte, the report, stdout, stderr and the exit codes, with
+    every trick on and with all of them off."""
     seen = {}
     for plain in (None, "1"):
         work = tmp_path / f"plain-{plain}"
         (work / "src").mkdir(parents=True)
-        for i in range(12):  # why 12: with -j 2, not few enough to be translated without workers
-            (work / "src" / f"k{i}.cu").write_bytes(CUDA.replace(b"fill", b"fill%d" % i))
+        padding = b"// padding\n" * 1100  # why: 12 files of ~12 KB (over prefork.INLINE_BYTES) get workers
+        for i in range(12):
+            (work / "src" / f"k{i}.cu").write_bytes(CUDA.replace(b"fill", b"fill%d" % i) + padding)
         ex = str(EXAMPLES)
         runs = [
             _command(work, plain, "convert", ex, "-o", "out/ex", "-j", "2", "-q"),

@@ -5,7 +5,9 @@ interpreter's start: click and the command line's modules (about 40 ms), then th
 tree-sitter's grammar and the mapping tables (about 25 ms). The second part does not depend on the
 command line, so `start()` forks at start-up a process that loads it on another CPU meanwhile; the
 run then hands it the files (`Early.send`) and reads back their outcomes (`Early.outcomes`). It
-translates them itself, or forks the workers (workers/forked.py) that do, from its loaded state.
+translates them itself, or forks the workers (workers/forked.py) that do, from its loaded state, after
+the same prefork.prepare() as every way of running workers (execute.py hands it the job). It is the
+start-up trick `early`: `HIPIFY_PY_PLAIN=early` turns it off (util/startup.py).
 
 Guarantees are those of forked.py: the process ignores Ctrl-C (the run handles it), and when the run
 stops reading (an exception, Ctrl-C, the run killed) its writes fail and it lets its workers finish
@@ -159,7 +161,7 @@ def _serve(jobs: int, results: int) -> None:
 
 def _load() -> None:
     """What every translation needs, whatever the command line says: the pipeline's modules, the
-    grammar and the shipped mapping tables (per-target tables come with the job: run/pool.preload)."""
+    grammar and the shipped mapping tables (per-target tables come with the job: prefork.prepare)."""
     from hipify_py.engine.parser import warm_up
     from hipify_py.pipeline.translate import default_tables
 
