@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hipify_py.run.discover import Found
 from hipify_py.workers import prefork
 
@@ -34,3 +36,37 @@ def test_a_missing_file_counts_as_empty(tmp_path: Path) -> None:
     files = _files(tmp_path, prefork.INLINE_BELOW, 10)
     files[0].path.unlink()
     assert prefork.inline(2, files)
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["forked workers", "executor (no fork)"])
+def test_every_way_gives_the_outcomes_of_the_run_itself(
+    tmp_path: Path, fork: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """execute(): forked workers, and the executor pool a system without fork uses, give the outcomes
+    and files of translating in the run's own process, in order."""
+    from hipify_py.engine.options import Options
+    from hipify_py.run.outcome import Mode, RunSettings
+    from hipify_py.workers import execute
+
+    src = tmp_path / "src"
+    src.mkdir()
+    found = []
+    for i in range(20):
+        path = src / f"k{i}.cu"
+        path.write_bytes(b"#include <cuda_runtime.h>\nvoid f%d(float* p) { cudaMalloc(&p, %d); }\n" % (i, i))
+        found.append(Found(path, src, "source"))
+
+    def outcomes(out: Path, jobs: int) -> list[tuple]:
+        settings = RunSettings(Mode.OUTPUT_TREE, Options(hip_version="6.4"), output_dir=out, jobs=jobs)
+        done = list(execute.execute(found, settings, jobs))
+        return [(o.path, o.status, dict(o.counts), o.output.relative_to(out).as_posix()) for o in done]
+
+    alone = outcomes(tmp_path / "alone", 1)
+    monkeypatch.setattr(prefork, "INLINE_FILES", 0)  # why: 20 tiny files would be translated inline
+    monkeypatch.setattr(execute, "_FORK", fork)
+    assert outcomes(tmp_path / "shared", 2) == alone
+    trees = [
+        {p.relative_to(tmp_path / name): p.read_bytes() for p in (tmp_path / name).rglob("*") if p.is_file()}
+        for name in ("alone", "shared")
+    ]
+    assert trees[0] == trees[1] and len(trees[0]) == 20

@@ -45,11 +45,14 @@ def execute(
         # by reference count (no cycles); its 17 collections in a 400-file run took ~1.5 ms of the CPU the
         # workers share with it
         return early.outcomes(len(files))
-    if side is not None or not (inline(jobs, files) or hasattr(os, "fork")):
+    if side is not None or not (inline(jobs, files) or _FORK):
         from hipify_py.workers.pool import shared
 
         return shared(files, settings, jobs, side or _NoSide())
     return _here(files, settings, jobs)
+
+
+_FORK = hasattr(os, "fork")  # else the shared pool's executor translates (a system without fork)
 
 
 def _here(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generator[FileOutcome, None, None]:
