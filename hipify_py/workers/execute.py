@@ -45,11 +45,11 @@ def execute(
         # by reference count (no cycles); its 17 collections in a 400-file run took ~1.5 ms of the CPU the
         # workers share with it
         return early.outcomes(len(files))
-    if side is not None or not (inline(jobs, files) or _FORK):
-        from hipify_py.workers.pool import shared
+    if side is None and _FORK:
+        return _here(files, settings, jobs)
+    from hipify_py.workers.pool import shared
 
-        return shared(files, settings, jobs, side or _NoSide())
-    return _here(files, settings, jobs)
+    return shared(files, settings, jobs, side or _NoSide())
 
 
 _FORK = hasattr(os, "fork")  # else the shared pool's executor translates (a system without fork)
