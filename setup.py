@@ -2,7 +2,7 @@
 
 - Packages are found, not listed: every package under hipify_py/, plus the top-level mappings/ shipped
   as `hipify_py.mappings_data` with its three folders, generated/, probed/ and hand-kept/ (the installed
-  package reads its YAML from there, see `hipify_py.util.cachedir.mappings_dir`; mappings/README.md).
+  package reads its YAML from there, see `hipify_py.util.locations.mappings_dir`; mappings/README.md).
   A list kept by hand once left `hipify_py.verify` out of the wheel.
 - `build_py` also runs `python -m hipify_py.run.prebuild` on the built tree, so a fresh install loads its
   tables from `hipify_py/mappings_data/prebuilt/` instead of parsing YAML on its first run. Not for an

@@ -285,7 +285,7 @@ def set_aside(path: Path) -> None:
     why: ext4 without a journal (this VM's root file system) skips, for each new inode, every inode of
     the block group freed in the last 60 s (360 s while its inode table block is dirty), one buffer
     lookup each: a run that creates 400 files right after the previous round deleted 400 spent ~12% of
-    its CPU there (perf, docs/speed.md round 9). Deleting between rounds timed the file system's memory
+    its CPU there (perf). Deleting between rounds timed the file system's memory
     of the benchmark's own deletions, for both tools."""
     if not path.exists():
         return

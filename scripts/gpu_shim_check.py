@@ -9,7 +9,7 @@
 
 A translation guards each helper off on HIP's NVIDIA platform (CUDA's own is used there), so running a
 translated program on NVIDIA cannot show whether a helper computes what CUDA does. This program takes the
-helpers' code from mappings/shims.yaml (as data/shims.py writes it for the target), renames each defined
+helpers' code from mappings/shims.yaml (as data/shim_table.py writes it for the target), renames each defined
 function `shim_<name>` and compares it with CUDA's function of that name on the same inputs:
 - the SIMD video intrinsics (`__vadd4`, `__vcmpgts2`, `__vsads4`, ...) and `__dp4a`/`__dp2a_*`: 2^20 pseudo-random
   argument pairs plus edge values (0, 1, 0x7f..., 0x80..., 0xff...);
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hipify_py.data.shims import Shim, definition, shims_for  # noqa: E402
+from hipify_py.data.shim_table import Shim, definition, shims_for  # noqa: E402
 
 SKIP = {
     "htanh": "approximation allowed to differ by a few ulp",

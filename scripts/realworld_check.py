@@ -419,7 +419,7 @@ def check_file(
 _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
-# an equivalent the translator writes for a name the target lacks (hipify_py/data/shims.py: definition;
+# an equivalent the translator writes for a name the target lacks (hipify_py/data/shim_table.py: definition;
 # a header's, rules/header_shims.py, opens with the NVIDIA platform's include of CUDA's own header)
 _SHIM_BLOCK = re.compile(
     rb"^// hipify-py: [^\n]*\r?\n"

@@ -64,7 +64,7 @@ def default_trees() -> list[tuple[str, Path]]:
 
 
 def _field_names(cls: type) -> set[str]:
-    """The fields of Options (a NamedTuple since round 9 of docs/speed.md, a dataclass before) or
+    """The fields of Options (a NamedTuple since 2026-11-25, a dataclass before) or
     BuildOptions."""
     if hasattr(cls, "_fields"):
         return set(cls._fields)

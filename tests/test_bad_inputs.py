@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
-from hipify_py.run import pool
 from hipify_py.util import fileio
+from hipify_py.workers import prefork
 
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 16); cudaFree(*p); }\n"
 HIP = translate(CUDA, Options()).text
@@ -193,7 +193,7 @@ def test_reading_ahead_skips_what_it_cannot_advise_and_never_blocks(tmp_path: Pa
 def test_a_forked_run_reads_ahead_its_files_and_the_bad_ones_still_get_their_message(
     tmp_path: Path, good: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for n in range(pool.INLINE_FILES + 1):  # why so many: fewer are translated without workers
+    for n in range(prefork.INLINE_FILES + 1):  # why so many: fewer are translated without workers
         (tmp_path / f"k{n}.cu").write_bytes(CUDA)
     os.mkfifo(tmp_path / "pipe.cu")
     advised: list[str] = []

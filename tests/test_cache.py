@@ -14,13 +14,13 @@ from click.testing import CliRunner
 import hipify_py
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
-from hipify_py.run import cache as cache_mod
-from hipify_py.run import runner as runner_mod
+from hipify_py.run import result_cache as cache_mod
 from hipify_py.run.discover import discover
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
-from hipify_py.run.runner import run
-from hipify_py.util.cachedir import cache_root
+from hipify_py.util.locations import cache_root
 from hipify_py.util.progress import Progress, progress_for, render
+from hipify_py.workers import runner as runner_mod
+from hipify_py.workers.runner import run
 
 REPO = Path(__file__).resolve().parent.parent
 CUDA = b"#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); cudaDeviceSynchronize(); }\n"
@@ -316,7 +316,7 @@ def test_warm_subprocess_run_imports_no_parser(tmp_path: Path, _private_cache: P
         **os.environ,
         "PYTHONPATH": str(REPO),
         "HIPIFY_PY_CACHE_DIR": str(_private_cache),
-        "HIPIFY_PY_NO_EARLY": "1",
+        "HIPIFY_PY_PLAIN": "early",
     }
     cmd = [
         sys.executable,

@@ -291,18 +291,25 @@ def test_short_options_cost_no_close_match_search() -> None:
     assert done.stdout.strip() == "False", done.stderr
 
 
-def _entry(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """The executable's entry point (cli/entry.py) in a new interpreter, after `prelude`."""
+def _entry(
+    tmp_path: Path, prelude: str, *args: str, plain: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The executable's entry point (cli/entry.py) in a new interpreter, after `prelude`; `plain`: the
+    start-up tricks turned off (HIPIFY_PY_PLAIN, util/startup.py)."""
     argv = f"sys.argv = ['hipify-py', *{list(args)!r}]"
     code = "\n".join(("import sys", prelude, argv, "from hipify_py.cli.entry import main", "main()"))
     env = dict(os.environ, HIPIFY_PY_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("HIPIFY_PY_PLAIN", None)
+    if plain is not None:
+        env["HIPIFY_PY_PLAIN"] = plain
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
 
 
 @pytest.mark.slow
-def test_the_executables_exit_keeps_codes_output_and_exit_handlers(tmp_path: Path) -> None:
-    """The entry point ends without the interpreter's teardown (cli/entry.finish): exit codes, every
-    byte of output and the atexit handlers are those of a normal exit."""
+@pytest.mark.parametrize("plain", [None, "1"], ids=["tricks", "plain"])
+def test_the_executables_exit_keeps_codes_output_and_exit_handlers(tmp_path: Path, plain: str | None) -> None:
+    """The entry point ends without the interpreter's teardown (util/startup.finish): exit codes, every
+    byte of output and the atexit handlers are those of a normal exit (HIPIFY_PY_PLAIN=1: the same)."""
     src = tmp_path / "src"
     src.mkdir()
     for i in range(60):
@@ -310,14 +317,15 @@ def test_the_executables_exit_keeps_codes_output_and_exit_handlers(tmp_path: Pat
     marker = tmp_path / "atexit-ran"
     prelude = f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))"
     prelude += "\natexit.register(lambda: sys.stdout.write('#' * 100))"  # left in the stream's buffer
-    diff = _entry(tmp_path, prelude, "convert", str(src), "--diff")
+    diff = _entry(tmp_path, prelude, "convert", str(src), "--diff", plain=plain)
     assert diff.returncode == 0 and marker.read_text() == "ran"
     expected = CliRunner().invoke(main, ["convert", str(src), "--diff"])
     assert diff.stdout == expected.stdout + "#" * 100 and diff.stdout.count("+++ b/") == 60
-    assert _entry(tmp_path, "", "convert", str(src), "--check", "-q").returncode == 1
-    bad = _entry(tmp_path, "", "convert", "--no-such-option")
+    assert _entry(tmp_path, "", "convert", str(src), "--check", "-q", plain=plain).returncode == 1
+    bad = _entry(tmp_path, "", "convert", "--no-such-option", plain=plain)
     assert bad.returncode == 2 and "No such option" in bad.stderr
-    missing = _entry(tmp_path, "", "convert", str(tmp_path / "missing"), "-o", str(tmp_path / "o"))
+    gone, out = str(tmp_path / "missing"), str(tmp_path / "o")
+    missing = _entry(tmp_path, "", "convert", gone, "-o", out, plain=plain)
     assert missing.returncode == 2
 
 

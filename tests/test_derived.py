@@ -15,7 +15,7 @@ from hipify_py.pipeline.translate import _shipped_tables
 from hipify_py.rules.cache_hints import _build_facts, _build_hint_table
 from hipify_py.rules.calls import _build_call_table
 from hipify_py.rules.cxx import _build_device_functions
-from hipify_py.run import cache
+from hipify_py.run import result_cache
 
 
 @pytest.fixture
@@ -98,33 +98,33 @@ def test_shipped_tables_round_trip(cache_dir: Path, name: str, build, args: tupl
 
 
 def test_code_stamp_is_computed_once_per_process() -> None:
-    assert cache.code_stamp() is cache.code_stamp()
+    assert result_cache.code_stamp() is result_cache.code_stamp()
 
 
 def test_a_wheel_reads_the_stamp_its_build_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipify_py.util import cachedir
+    from hipify_py.util import locations
 
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "sub" / "a.py").write_text("x = 1\n")
     (package / "t.yaml").write_text("k: v\n")
     (package / "notes.txt").write_text("not code\n")
-    stamp = cachedir.source_stamp(package)
+    stamp = locations.source_stamp(package)
     os.utime(package / "sub" / "a.py", (0, 0))  # the bytes decide, not the times: two builds agree
     (package / "notes.txt").write_text("changed\n")
-    assert cachedir.source_stamp(package) == stamp
+    assert locations.source_stamp(package) == stamp
     (package / "t.yaml").write_text("k: w\n")
-    assert cachedir.source_stamp(package) != stamp
+    assert locations.source_stamp(package) != stamp
 
     shipped = tmp_path / "prebuilt"
     shipped.mkdir()
-    (shipped / cachedir.STAMP_FILE).write_text(stamp)
-    monkeypatch.setattr(cachedir, "shipped_dir", lambda: shipped)
-    cachedir.code_stamp.cache_clear()
+    (shipped / locations.STAMP_FILE).write_text(stamp)
+    monkeypatch.setattr(locations, "shipped_dir", lambda: shipped)
+    locations.code_stamp.cache_clear()
     try:
-        assert cachedir.code_stamp() == f"wheel:{stamp}"
+        assert locations.code_stamp() == f"wheel:{stamp}"
     finally:
-        cachedir.code_stamp.cache_clear()
+        locations.code_stamp.cache_clear()
 
 
 def test_packed_entries_are_the_entries() -> None:

@@ -21,7 +21,7 @@ from conftest import check_probe_table
 from toolchains import Toolchain, params
 
 from hipify_py.data.renames import renames_for
-from hipify_py.data.shims import definition, error_strings, load_table, shims_for
+from hipify_py.data.shim_table import definition, error_strings, load_table, shims_for
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
 

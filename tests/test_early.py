@@ -1,4 +1,4 @@
-"""run/early.py: the translator process a command starts before its command line is imported.
+"""workers/early.py: the translator process a command starts before its command line is imported.
 
 It must give exactly the outcomes (and written files) the run's own process gives, in order; exit
 when not used; and leave the run able to go on (or to stop cleanly) when it is gone."""
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from hipify_py.engine.options import Options
-from hipify_py.run import early
 from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
-from hipify_py.run.forked import WorkerDied
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
-from hipify_py.run.runner import run
+from hipify_py.workers import early
+from hipify_py.workers.forked import WorkerDied
+from hipify_py.workers.runner import run
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the early translator needs fork")
 
@@ -159,10 +159,13 @@ def test_a_process_that_dies_with_the_job_stops_the_run(tmp_path: Path) -> None:
 def test_started_only_for_a_translation_run(
     argv: list[str], expected: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("HIPIFY_PY_NO_EARLY", raising=False)
+    monkeypatch.delenv("HIPIFY_PY_PLAIN", raising=False)
     assert early.wanted(argv) is expected
-    monkeypatch.setenv("HIPIFY_PY_NO_EARLY", "1")
-    assert early.wanted(argv) is False
+    for plain in ("1", "early", "gc,early"):
+        monkeypatch.setenv("HIPIFY_PY_PLAIN", plain)
+        assert early.wanted(argv) is False
+    monkeypatch.setenv("HIPIFY_PY_PLAIN", "gc,exit")
+    assert early.wanted(argv) is expected
 
 
 def test_regex_programs_built_in_the_early_process_are_kept(tmp_path: Path) -> None:
@@ -175,7 +178,7 @@ def test_regex_programs_built_in_the_early_process_are_kept(tmp_path: Path) -> N
     source = tmp_path / "k.cu"
     source.write_bytes(b"__global__ void k(int* p) { p[0] = __shfl_down_sync(0xffffffff, p[0], 1); }\n")
     env = {**os.environ, "HIPIFY_PY_CACHE_DIR": str(tmp_path / "cache")}
-    env.pop("HIPIFY_PY_NO_EARLY", None)
+    env.pop("HIPIFY_PY_PLAIN", None)
     run = subprocess.run(
         [sys.executable, "-m", "hipify_py", "convert", "-q", "--check", str(source)],
         env=env,

@@ -1,4 +1,4 @@
-"""run/forked.py: results in order, a worker's exception re-raised, a dead worker stops the map."""
+"""workers/forked.py: results in order, a worker's exception re-raised, a dead worker stops the map."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hipify_py.run.forked import WorkerDied, _Chunks, decode, forked_map, forked_payloads
+from hipify_py.workers.forked import WorkerDied, _Chunks, decode, forked_map, forked_payloads
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forked_map needs fork")
 

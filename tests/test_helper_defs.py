@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from toolchains import Toolchain, params, require, syntax_check
 
 from hipify_py.cli.main import main
-from hipify_py.data.shims import definition, load_table, nvidia_condition
+from hipify_py.data.shim_table import definition, load_table, nvidia_condition
 from hipify_py.pipeline.translate import default_tables
 from hipify_py.rules.shims import defined_helpers
 

@@ -151,7 +151,7 @@ def test_sigkill_of_the_process_group(corpus, tmp_path: Path, seed: int) -> None
 
 @pytest.mark.parametrize("depth", [1, 2], ids=["a-child", "a-grandchild"])
 def test_sigkill_of_one_worker(corpus, tmp_path: Path, depth: int) -> None:
-    """The run's children are its workers, or the early translator process (run/early.py) whose
+    """The run's children are its workers, or the early translator process (workers/early.py) whose
     children are the workers: killing either kind stops the run with the same message."""
     _, old, new = corpus
     tree = _fresh_copy(corpus, tmp_path)

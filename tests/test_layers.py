@@ -29,9 +29,10 @@ LAYERS: dict[str, int] = {
     "buildfiles": 5,
     "project": 6,
     "run": 7,
+    "workers": 8,  # runs the files of a run (run/process.py per file) in processes
     "report": 8,
-    "verify": 8,
-    "cli": 9,
+    "verify": 9,  # its compiles share the workers (workers/pool.py shared())
+    "cli": 10,
 }
 # the package's __init__ (__version__ only) sits with util; `python -m hipify_py` with the CLI
 ROOT_MODULES = {"hipify_py": "util", "hipify_py.__main__": "cli"}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import load_script
 
-from hipify_py.util.cachedir import GENERATED, HAND_KEPT, PROBED, mappings_dir
+from hipify_py.util.locations import GENERATED, HAND_KEPT, PROBED, mappings_dir
 
 REPO = Path(__file__).resolve().parent.parent
 MAPPINGS = REPO / "mappings"

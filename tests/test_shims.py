@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fixture_cases import hipcc_syntax
 
-from hipify_py.data.shims import definition, load_table, shims_for
+from hipify_py.data.shim_table import definition, load_table, shims_for
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import default_tables, translate

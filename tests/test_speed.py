@@ -162,14 +162,14 @@ before = set(sys.modules)
 print(" ".join(sorted(set(sys.modules) - before)))
 """
 
-# the translator process (run/early.py): the entry point, the modules shared with the command line,
+# the translator process (workers/early.py): the entry point, the modules shared with the command line,
 # the pipeline and tables it loads, and what it imports to run the workers
 _TRANSLATOR = """
 import hipify_py.cli.entry
-from hipify_py.run import early
+from hipify_py.workers import early
 early.load_shared()
 early._load()
-import hipify_py.run.discover, hipify_py.run.forked, hipify_py.run.pool, hipify_py.util.fileio
+import hipify_py.run.discover, hipify_py.workers.forked, hipify_py.workers.prefork, hipify_py.util.fileio
 """
 
 
@@ -182,7 +182,7 @@ import hipify_py.run.discover, hipify_py.run.forked, hipify_py.run.pool, hipify_
     ids=["translator process", "command line"],
 )
 def test_start_up_imports_no_heavy_module(imports: str, absent: set[str]) -> None:
-    """Modules a translation run's start-up does without (docs/speed.md, round 9): dataclasses and its
+    """Modules a translation run's start-up does without (docs/performance.md): dataclasses and its
     inspect, ast and shutil cost ~12 ms before the first file, most of it before the translator
     process was forked."""
     import subprocess

@@ -91,7 +91,7 @@ def test_a_damaged_probe_cache_probes_again(tmp_path: Path, damage: bytes) -> No
 
 
 def test_without_probing_only_a_remembered_answer(tmp_path: Path) -> None:
-    """run/early.py's guess at the target must never run hipcc (the run probes it at the same time)."""
+    """workers/early.py's guess at the target must never run hipcc (the run probes it at the same time)."""
     hipcc = _fake_rocm(tmp_path / "rocm", None, "HIP version: 6.4.43482-0")
     env = {"PATH": str(hipcc.parent), "ROCM_PATH": str(tmp_path / "none")}
     cache = tmp_path / "cache"

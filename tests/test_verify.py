@@ -328,8 +328,8 @@ def test_compiles_share_the_process_pool_and_every_tu_is_compiled_once(
 ) -> None:
     """Enough files for the process pool (-j 2): every TU compiled exactly once, after its header (which
     sorts, and so is translated, after every TU)."""
-    import hipify_py.run.pool
     import hipify_py.verify.stage
+    import hipify_py.workers.prefork
 
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -348,7 +348,7 @@ def test_compiles_share_the_process_pool_and_every_tu_is_compiled_once(
         return real_compile(compiler, job, *args)
 
     monkeypatch.setattr(hipify_py.verify.stage, "compile_tu", compile_tu)
-    monkeypatch.setattr(hipify_py.run.pool, "INLINE_FILES", 0)  # why: these 20 tiny files would run inline
+    monkeypatch.setattr(hipify_py.workers.prefork, "INLINE_FILES", 0)  # why: 20 tiny files run inline
     out = tmp_path / "out"
     args = ["convert", str(tree), "-o", str(out), "--verify", "--hipcc", str(hipcc), "-j", "2", "--no-cache"]
     result = CliRunner().invoke(main, args)

@@ -18,7 +18,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, Tree, ancestors, parse
 from hipify_py.engine.rule_texts import rule_info
 from hipify_py.engine.source import LineIndex
-from hipify_py.util.cached import cached
+from hipify_py.util.lazyattr import cached
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker

@@ -52,7 +52,7 @@ def _target_value(values: dict[str, Value]) -> Value:
 
     setting = values["hip-version"]
     extra = tuple(values["extra-mappings"].value or ())
-    from hipify_py.util.cachedir import cache_root
+    from hipify_py.util.locations import cache_root
 
     latest = lambda: load_mappings(extra).latest_hip_version  # noqa: E731
     target = resolve_target(setting.value, setting.source, latest, cache_dir=cache_root())

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import functools
-import gc
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,41 +18,22 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.rule_texts import RULES
 from hipify_py.run.config import apply_config
 from hipify_py.run.discover import SOURCE_EXTENSIONS, Found, discover
-from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
 from hipify_py.run.output_names import make_plan
-from hipify_py.run.runner import run
-from hipify_py.util.cachedir import cache_root
+from hipify_py.util.locations import cache_root
 from hipify_py.util.progress import progress_for
+from hipify_py.util.startup import short_options_first
+from hipify_py.workers.early import Early
+from hipify_py.workers.runner import run
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
 
 class _Command(click.Command):
-    """A click command whose parser takes `-j2`, `-q` straight as short options.
-
-    why: click first tries every option argument as a long option, and its failed try builds a
-    NoSuchOption whose "did you mean" list (difflib over every long option, plus gettext) is thrown
-    away when the short-option match then succeeds: ~1.5 ms of a run's start-up for `-o D -j2 -q`.
-    The shortcut takes the path click itself takes next, and only for arguments click would send
-    there (one leading dash, not a long option's name, no `=`); without the parser internals it
-    relies on (another click), parsing is click's own."""
+    """A click command whose parser takes `-j2`, `-q` straight as short options (util/startup.py)."""
 
     def make_parser(self, ctx: click.Context) -> Any:
-        parser = super().make_parser(ctx)
-        if ctx.token_normalize_func is None and all(hasattr(parser, name) for name in _PARSER_PARTS):
-            parser._process_opts = functools.partial(_process_opts, parser, parser._process_opts)
-        return parser
-
-
-_PARSER_PARTS = ("_process_opts", "_match_short_opt", "_long_opt", "_opt_prefixes")
-
-
-def _process_opts(parser: Any, process: Callable[[str, Any], None], arg: str, state: Any) -> None:
-    if "=" in arg or arg[:2] in parser._opt_prefixes or arg in parser._long_opt:
-        process(arg, state)
-    else:  # what click does after its long-option try failed
-        parser._match_short_opt(arg, state)
+        return short_options_first(super().make_parser(ctx), ctx.token_normalize_func is not None)
 
 
 class _LazyGroup(click.Group):
@@ -72,13 +49,6 @@ class _LazyGroup(click.Group):
     }
 
     command_class = _Command
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        # why: the interpreter's shutdown collections walk every object the run made (the tables most
-        # of all), ~15 ms of a one-file run; they skip frozen objects. atexit: after the run, before those
-        atexit.unregister(gc.freeze)
-        atexit.register(gc.freeze)
-        return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
@@ -405,7 +375,7 @@ def convert(
 
 
 def _worker_died(err: Exception) -> bool:
-    from hipify_py.run.forked import WorkerDied
+    from hipify_py.workers.forked import WorkerDied
 
     if isinstance(err, WorkerDied):
         return True

@@ -223,7 +223,7 @@ def _verify(
     from hipify_py.report.summary import RunInfo
     from hipify_py.run.discover import SOURCE_EXTENSIONS, discover
     from hipify_py.run.outcome import Status
-    from hipify_py.util.cachedir import cache_root
+    from hipify_py.util.locations import cache_root
     from hipify_py.util.progress import progress_for
     from hipify_py.verify.session import summary_lines
     from hipify_py.verify.stage import compile_now

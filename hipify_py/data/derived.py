@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hipify_py.util.cachedir import cache_root, code_stamp, shipped_dir, text_hash
 from hipify_py.util.fileio import atomic_write
+from hipify_py.util.locations import cache_root, code_stamp, shipped_dir, text_hash
 
 T = TypeVar("T")
 FORMAT = 1

@@ -39,10 +39,10 @@ from hipify_py.data.schema import (
     Namespace,
 )
 from hipify_py.data.versions import compare_versions, parse_version
-from hipify_py.util.cachedir import GENERATED, HAND_KEPT, PROBED, cache_root, mappings_dir
-from hipify_py.util.cachedir import generated_dir as generated_dir  # the three folders, for the loaders
-from hipify_py.util.cachedir import hand_kept_dir as hand_kept_dir
-from hipify_py.util.cachedir import probed_dir as probed_dir
+from hipify_py.util.locations import GENERATED, HAND_KEPT, PROBED, cache_root, mappings_dir
+from hipify_py.util.locations import generated_dir as generated_dir  # the three folders, for the loaders
+from hipify_py.util.locations import hand_kept_dir as hand_kept_dir
+from hipify_py.util.locations import probed_dir as probed_dir
 
 _NULLABLE = frozenset({"hip", "roc", "legacy"})
 CACHE_FORMAT = 4  # bump when the cached payload layout changes (4: absent records name their library)

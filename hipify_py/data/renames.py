@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.data.mappings import generated_dir, hand_kept_dir
-from hipify_py.data.versioned import holds_for, one_per_name, range_text, read_table
+from hipify_py.data.version_ranges import holds_for, one_per_name, range_text, read_table
 
 TABLE_NAME = "version-renames.yaml"
 # Generated tables of the same schema beside it (version-renames-hipblas3.yaml: hipBLAS 3's names).

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from hipify_py.data import derived
 from hipify_py.data.target import short_version
 from hipify_py.data.versions import read_versioned
-from hipify_py.util.cachedir import generated_dir, hand_kept_dir, probed_dir
+from hipify_py.util.locations import generated_dir, hand_kept_dir, probed_dir
 
 PREFIX = "vendor-libs-"
 NCCL_API_FILE = "nccl-api.yaml"

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 
 # why a NamedTuple, not a frozen dataclass: importing dataclasses (with inspect) and building the class
-# cost ~8 ms before a translation run's first fork (docs/speed.md, round 9)
+# cost ~8 ms before a translation run's first fork (docs/performance.md)
 class Options(NamedTuple):
     """What a translation may do and for which HIP (one value for every file of a run)."""
 

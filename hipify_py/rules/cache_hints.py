@@ -30,9 +30,9 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import normal, pointee_type
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir, probed_dir
-from hipify_py.data.shims import GUARD_PREFIX
+from hipify_py.data.shim_table import GUARD_PREFIX
 from hipify_py.data.tables import CandidateFinder
-from hipify_py.data.versioned import read_table
+from hipify_py.data.version_ranges import read_table
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit

@@ -16,8 +16,8 @@ from typing import NamedTuple
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
-from hipify_py.data.shims import NVIDIA
-from hipify_py.data.versioned import read_table
+from hipify_py.data.shim_table import NVIDIA
+from hipify_py.data.version_ranges import read_table
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
-from hipify_py.data.versioned import holds_for, range_text, read_table
+from hipify_py.data.version_ranges import holds_for, range_text, read_table
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare

@@ -20,7 +20,7 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import declared_type
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
-from hipify_py.data.versioned import holds_for, one_per_name, read_table
+from hipify_py.data.version_ranges import holds_for, one_per_name, read_table
 from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare

@@ -7,7 +7,7 @@ declare its types), and reports HIP134 there instead of the HIP103/HIP101 findin
 A file that defines the name itself (a user's own shim in any branch, or a second run over our output)
 gets none, and no finding at its uses either; nor does one whose included headers define it (the run
 finds those: `Options.defined_elsewhere`, run/helper_defs.py). A shim for a name CUDA defines steps
-aside on HIP's NVIDIA platform (data/shims.py `nvidia_condition`), where CUDA's own is used.
+aside on HIP's NVIDIA platform (data/shim_table.py `nvidia_condition`), where CUDA's own is used.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context, Where
 from hipify_py.analysis.includes import include_position
 from hipify_py.data.renames import renames_for
-from hipify_py.data.shims import (
+from hipify_py.data.shim_table import (
     GUARD_PREFIX,
     Shim,
     case_lines,
@@ -28,8 +28,8 @@ from hipify_py.data.shims import (
     lacking,
     shims_for,
 )
-from hipify_py.data.shims import error_strings as _error_strings
-from hipify_py.data.shims import load_table as _shims_table
+from hipify_py.data.shim_table import error_strings as _error_strings
+from hipify_py.data.shim_table import load_table as _shims_table
 from hipify_py.data.tables import Tables
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Rule, Severity

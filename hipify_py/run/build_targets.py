@@ -71,7 +71,7 @@ PREFIX = "cxx-standard-"
 def cxx_requirement(hip_version: str | None, directory: Path | None = None) -> tuple[int, str]:
     """(lowest C++ standard every probed library header of the release accepts, why); (0, "") unknown."""
     from hipify_py.data.versions import read_versioned
-    from hipify_py.util.cachedir import probed_dir
+    from hipify_py.util.locations import probed_dir
 
     version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
     headers = data.get("headers") or {}

@@ -10,7 +10,7 @@ those names in `Options.defined_elsewhere`: no shim for them, their uses settled
 
 Cost: nothing for a file without a shim (nearly all); for one with, a read of its closure's headers.
 The result cache keys a file by its own content, so a hit that depended on headers re-checks them
-(`stale`, from run/cached.py): a header that gained or lost a definition makes it a miss.
+(`stale`, from run/cache_hits.py): a header that gained or lost a definition makes it a miss.
 """
 
 from __future__ import annotations

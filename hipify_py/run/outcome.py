@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.engine.options import Options
-from hipify_py.run.cache import Result
+from hipify_py.run.result_cache import Result
 
 
 class Mode(str, Enum):
@@ -44,7 +44,7 @@ class RunSettings(NamedTuple):
     extra_mappings: tuple[Path, ...] = ()
     rename: Callable[[Path], Path] | None = None  # new name for a converted source (None: keep)
     build_options: object | None = None  # buildfiles.BuildOptions
-    cache_dir: Path | None = None  # result cache root (cache.py); None: no cache
+    cache_dir: Path | None = None  # result cache root (result_cache.py); None: no cache
     keep_moves: bool = False  # --verify: keep the edit moves so compiler lines map back (verify/linemap.py)
     # --verify with --diff/--check: (input root, mirror root); translated texts are also written there
     mirror: tuple[str, str] | None = None

@@ -99,8 +99,8 @@ def export(cache: Path, out: Path) -> list[str]:
     import pickle
 
     from hipify_py.data import derived
-    from hipify_py.util.cachedir import PACKAGE_DIR, STAMP_FILE, source_stamp
     from hipify_py.util.lazyre import save_programs
+    from hipify_py.util.locations import PACKAGE_DIR, STAMP_FILE, source_stamp
 
     save_programs()
     written = []

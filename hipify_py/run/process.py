@@ -1,6 +1,6 @@
 """One file's work: read, convert (translate() or a build-file rule), then write / diff / check.
 
-All I/O of a file lives here; translate() stays pure. Runs in a pool worker or inline (run/pool.py).
+All I/O of a file lives here; translate() stays pure. Runs in a pool worker or inline (workers/pool.py).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.options import with_filename
-from hipify_py.run.cache import Result, content_hash, put_blob, stat_entry
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_tuples
 from hipify_py.run.output_names import RenamePlan, include_edits
+from hipify_py.run.result_cache import Result, content_hash, put_blob, stat_entry
 from hipify_py.util.fileio import (
     InputError,
     atomic_write,

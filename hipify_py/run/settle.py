@@ -14,9 +14,9 @@ from pathlib import Path
 from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
 from hipify_py.project.option_macros import pending
-from hipify_py.run.cache import content_hash
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status
+from hipify_py.run.result_cache import content_hash
 from hipify_py.util.fileio import (
     atomic_write,
 )

@@ -1,7 +1,7 @@
 """which(): the file a command name runs, found on PATH, as shutil.which finds it on POSIX.
 
 why not shutil.which: importing shutil (and zlib, bz2 and lzma, for its archives) cost ~3 ms of every
-run's start-up, on the command line's path to handing over its files (docs/speed.md, round 9); a run
+run's start-up, on the command line's path to handing over its files (docs/performance.md); a run
 only looks up hipcc.
 """
 

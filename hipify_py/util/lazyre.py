@@ -202,7 +202,7 @@ _stores: list[ProgramStore] = []  # the process's store, made on the first compi
 def store_path() -> Any:
     import _sre
 
-    from hipify_py.util.cachedir import cache_root
+    from hipify_py.util.locations import cache_root
 
     root = cache_root()
     tag = f"{sys.implementation.cache_tag}-{_sre.MAGIC}-{_sre.CODESIZE}"
@@ -211,14 +211,16 @@ def store_path() -> Any:
 
 def shipped_store(path: Any) -> Any:
     """The programs shipped in the wheel for this interpreter (hipify_py/run/prebuild.py), else None."""
-    from hipify_py.util.cachedir import shipped_dir
+    from hipify_py.util.locations import shipped_dir
 
     shipped = shipped_dir()
     return None if shipped is None or path is None else shipped / path.name
 
 
 def _compile(pattern: str | bytes, flags: int) -> re.Pattern[Any]:
-    if flags & re.DEBUG:
+    from hipify_py.util.startup import on
+
+    if flags & re.DEBUG or not on("regex"):  # why `regex` off: re's own compile (util/startup.py)
         return re.compile(pattern, flags)
     return _store().compile(pattern, flags)
 

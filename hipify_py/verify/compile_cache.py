@@ -15,8 +15,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hipify_py.util.cachedir import content_hash, text_hash
 from hipify_py.util.fileio import atomic_write
+from hipify_py.util.locations import content_hash, text_hash
 
 FORMAT = 1
 TREE = "\0TREE\0"  # placeholder for the compiled tree's root in keys, stderr and dependency paths

@@ -8,7 +8,7 @@ Where they are compiled: `--in-place`: the written files; `-o DIR`: the output t
 a temporary mirror of the tree (translated files written there, everything else a symlink to the
 original), removed at the end or on Ctrl-C. Each compile is a child process that starts as soon as
 every file of the run its TU can include is written (closure.py), on the run's -j workers beside the
-translation of the other files (hipify_py/run/pool.py); results are cached (compile_cache.py).
+translation of the other files (hipify_py/workers/pool.py); results are cached (compile_cache.py).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def _absolute_errors(errors: Iterable[CompilerError], cwd: str) -> list[Compiler
 
 class Compiles:
     """The compiles of a run: each TU is compiled as soon as every file of the run it can include is
-    written, on the run's workers (the side work of hipify_py/run/pool.py); the cache is asked first."""
+    written, on the run's workers (the side work of hipify_py/workers/pool.py); the cache is asked first."""
 
     def __init__(
         self,
@@ -305,7 +305,7 @@ class _CompileTask:
 
 def compile_now(compiles: Compiles, outcomes: Iterable[FileOutcome], jobs: int) -> VerifyResult:
     """Every compile of a run without translation (`hipify-py verify`), on `jobs` workers."""
-    from hipify_py.run.pool import shared
+    from hipify_py.workers.pool import shared
 
     for outcome in outcomes:
         compiles.file_done(outcome)

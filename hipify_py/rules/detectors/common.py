@@ -12,7 +12,7 @@ from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.pp_branches import Branches
 from hipify_py.engine.parser import Node
 from hipify_py.rules import RuleResult
-from hipify_py.util.cached import cached
+from hipify_py.util.lazyattr import cached
 from hipify_py.util.lazyre import lazy
 
 

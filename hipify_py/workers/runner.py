@@ -1,7 +1,7 @@
-"""Many files: convert in a process pool, write atomically / diff / check, collect outcomes.
-
-All I/O lives here; translate() stays pure. Each worker returns a small FileOutcome; the parent
-aggregates them into the report.
+"""`run()`: a run's files, in order: the hits of the result cache (run/cache_hits.py), the others worked
+on by `execute()` (execute.py: in this process, in workers or in the early translator process), then
+the project-wide settle step (run/settle.py). Each file's work (run/process.py) returns a small
+FileOutcome; the run gathers them for the report.
 """
 
 from __future__ import annotations
@@ -11,22 +11,23 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hipify_py.project.option_macros import pending
-from hipify_py.run.cached import from_cache, open_cache, remember
+from hipify_py.run.cache_hits import from_cache, open_cache, remember
 from hipify_py.run.discover import Found
-from hipify_py.run.early import Early
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings
-from hipify_py.run.pool import iterate
 from hipify_py.run.process import output_dirs
 from hipify_py.run.settle import settle_options
 from hipify_py.util.fileio import (
     remove_stale_temps,
 )
+from hipify_py.workers.early import Early
+from hipify_py.workers.execute import execute
 
 if TYPE_CHECKING:
-    from hipify_py.run.pool import SideWork
+    from hipify_py.workers.pool import SideWork
 
-# why no top-level import of translate/difflib/multiprocessing: a warm run where every file is a cache
-# hit must not pay for tree-sitter, the mapping tables or a process pool (see cache.py).
+# why no top-level import of translate/difflib/multiprocessing (here and in execute.py): a warm run
+# where every file is a cache hit must not pay for tree-sitter, the mapping tables or a process pool
+# (see run/result_cache.py).
 
 # A run that translates fewer files does not translate what it wrote once more: that is the
 # pre-commit hook on a few staged files, whose latency is the user's wait, and the next run translating
@@ -44,7 +45,7 @@ def run(
 ) -> list[FileOutcome]:
     """Process all files, in parallel when it pays off; outcomes in input order. `side`: work that
     shares the workers and learns of each outcome (--verify's compiles, workers.py); done on return.
-    `early`: the translator process the command started (run/early.py), to translate in; closed on return.
+    `early`: the translator process the command started (workers/early.py), to translate in; closed on return.
 
     `on_progress` sees each outcome as it comes; `on_done` sees it final, in input order: from the first
     file with findings that wait for the whole project (option_macros) on, once the run is complete."""
@@ -61,26 +62,7 @@ def run(
     todo = [found for found, done in zip(files, ready, strict=True) if done is None]
     if len(todo) < REMEMBER_WRITTEN_FROM:
         settings = settings._replace(remember_written=False)
-    if early is not None and (side is not None or not todo or not early.send(todo, settings, jobs)):
-        early.close()  # not needed, or gone before it got the job: this process translates
-        early = None
-    if early is None and any(found.kind == "source" for found in todo):
-        from hipify_py.engine.parser import warm_up
-        from hipify_py.pipeline.translate import default_tables
-
-        default_tables(settings.extra_mappings)  # load once before forking: workers inherit it
-        warm_up()  # the grammar too: a worker's start-up is a fork, nothing to load
-    if side is not None:
-        from hipify_py.run.pool import shared
-
-        computed = shared(todo, settings, jobs, side)
-    elif early is not None:
-        # why the collector stays paused: this process only gathers outcomes, which live to the end or die
-        # by reference count (no cycles); its 17 collections in a 400-file run took ~1.5 ms of the CPU the
-        # workers share with it
-        computed = early.outcomes(len(todo))
-    else:
-        computed = iterate(todo, settings, jobs)
+    computed = execute(todo, settings, jobs, side, early)
     outcomes: list[FileOutcome] = []
     held: list[FileOutcome] = []
     try:

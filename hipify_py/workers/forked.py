@@ -3,10 +3,10 @@
 
 Why not ProcessPoolExecutor for this: importing it (multiprocessing, concurrent.futures: sockets,
 logging, queues) cost about 10 ms before the first fork, and it starts a manager and a feeder thread
-and pickles the run's settings with every chunk: a tenth of a 400-small-file run (docs/speed.md,
-round 4). A forked worker already holds `fn` and `items`, so a task is a chunk number (4 bytes) and a
-result the chunk's pickled outcomes. --verify's shared workers (which also run compiles) and systems
-without fork keep the executor (run/pool.py).
+and pickles the run's settings with every chunk: a tenth of a 400-small-file run
+(docs/performance.md). A forked worker already holds `fn` and `items`, so a task is a chunk number
+(4 bytes) and a result the chunk's pickled outcomes. --verify's shared workers (which also run
+compiles) and systems without fork keep the executor (workers/pool.py); workers/execute.py chooses.
 
 Guarantees the run relies on (tests/test_interrupt.py): workers ignore Ctrl-C and finish the chunk
 they are in; a worker that dies stops the run (WorkerDied); a worker whose parent dies stops after
@@ -95,7 +95,7 @@ def forked_payloads(
     meanwhile: Iterator[object] | None = None,
 ) -> Iterator[bytes]:
     """forked_map's chunks as the workers pickled them (`decode` reads one), in order: what a process
-    that only relays them (run/early.py) passes on without unpickling. The steps of `meanwhile` run
+    that only relays them (workers/early.py) passes on without unpickling. The steps of `meanwhile` run
     once the workers hold their first tasks, one at a time while no result is waiting: passing results
     on and feeding tasks come first."""
     chunks = _Chunks(items, max(1, size), jobs)

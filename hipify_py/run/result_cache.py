@@ -28,8 +28,8 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
-from hipify_py.util.cachedir import code_stamp, content_hash, text_hash
 from hipify_py.util.fileio import atomic_write
+from hipify_py.util.locations import code_stamp, content_hash, text_hash
 
 # 2: results carry the file's #defines (option_macros); 3: results stored marshalled; 4: helpers
 CACHE_FORMAT = 4

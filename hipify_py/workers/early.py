@@ -5,7 +5,9 @@ interpreter's start: click and the command line's modules (about 40 ms), then th
 tree-sitter's grammar and the mapping tables (about 25 ms). The second part does not depend on the
 command line, so `start()` forks at start-up a process that loads it on another CPU meanwhile; the
 run then hands it the files (`Early.send`) and reads back their outcomes (`Early.outcomes`). It
-translates them itself, or forks the workers (run/forked.py) that do, from its loaded state.
+translates them itself, or forks the workers (workers/forked.py) that do, from its loaded state, after
+the same prefork.prepare() as every way of running workers (execute.py hands it the job). It is the
+start-up trick `early`: `HIPIFY_PY_PLAIN=early` turns it off (util/startup.py).
 
 Guarantees are those of forked.py: the process ignores Ctrl-C (the run handles it), and when the run
 stops reading (an exception, Ctrl-C, the run killed) its writes fail and it lets its workers finish
@@ -24,7 +26,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hipify_py.run.forked import WorkerDied, decode, fork_child, read_message, write_message
+from hipify_py.util import startup
+from hipify_py.workers.forked import WorkerDied, decode, fork_child, read_message, write_message
 
 if TYPE_CHECKING:
     from hipify_py.run.discover import Found
@@ -47,7 +50,7 @@ class Early:
     def send(self, files: Sequence[Found], settings: RunSettings, jobs: int) -> bool:
         """Hand over the job: `files` translated with `settings` by up to `jobs` processes. False when
         the process is gone (nothing was translated: the caller translates instead)."""
-        from hipify_py.run.pool import inline
+        from hipify_py.workers.prefork import inline
 
         roots: dict[Path, int] = {}
         # why strings: unpickling a Path parses it again; the workers make the paths of their own files
@@ -93,7 +96,7 @@ def wanted(argv: Sequence[str]) -> bool:
         hasattr(os, "fork")
         and "convert" in words
         and not words & {"-h", "--help", "--version", "--verify"}
-        and "HIPIFY_PY_NO_EARLY" not in os.environ
+        and startup.on("early")
     )
 
 
@@ -158,7 +161,7 @@ def _serve(jobs: int, results: int) -> None:
 
 def _load() -> None:
     """What every translation needs, whatever the command line says: the pipeline's modules, the
-    grammar and the shipped mapping tables (per-target tables come with the job: run/pool.preload)."""
+    grammar and the shipped mapping tables (per-target tables come with the job: prefork.prepare)."""
     from hipify_py.engine.parser import warm_up
     from hipify_py.pipeline.translate import default_tables
 
@@ -181,7 +184,7 @@ def _likely_target() -> str | None:
     """The installed HIP as the run's default target finds it (data/target.py), when the answer is
     already remembered: probing hipcc here would race the run doing the same."""
     from hipify_py.data.target import installed_hip
-    from hipify_py.util.cachedir import cache_root
+    from hipify_py.util.locations import cache_root
 
     found = installed_hip(cache_dir=cache_root(), probe=False)
     return found.version if found is not None else None
@@ -194,36 +197,25 @@ def _payloads(
     items: Sequence[_Item], roots: Sequence[Path], settings: RunSettings, jobs: int, serial: bool
 ) -> Iterator[bytes]:
     """The job's outcomes, pickled a chunk at a time: translated here when a pool would not pay off
-    (`serial`: run/pool.inline), else by forked workers whose pickled chunks are passed on as they are."""
-    from hipify_py.pipeline.translate import default_tables
+    (`serial`: prefork.inline), else by forked workers whose pickled chunks are passed on as they are."""
     from hipify_py.run.discover import Found
-    from hipify_py.run.forked import encode, forked_payloads
-    from hipify_py.run.pool import fork_chunk, preload_tables
     from hipify_py.run.process import process
-    from hipify_py.util import collect
-    from hipify_py.util.fileio import reading_ahead
     from hipify_py.util.lazyre import save_programs
+    from hipify_py.workers.forked import encode
+    from hipify_py.workers.prefork import fork_workers, has_sources, prepare
 
     def work(item: _Item) -> FileOutcome:
         path, root, kind = item
         return process(Found(Path(path), roots[root], kind), settings)
 
-    if settings.extra_mappings:  # why here: compiled once, not by every worker
-        default_tables(settings.extra_mappings)
-    if serial:
-        collect.resume()
-        for start in range(0, len(items), _INLINE_CHUNK):
-            payload = encode(work, items[start : start + _INLINE_CHUNK])
-            if start + _INLINE_CHUNK >= len(items):
-                # why before the last payload: the regex programs this process built are kept for the
-                # next run (lazyre saves at exit, which os._exit skips), while the run still waits
-                save_programs()
-            yield payload
+    prepare(settings, has_sources(kind for _, _, kind in items), fork=not serial)
+    if not serial:
+        yield from fork_workers(work, items, (path for path, _, _ in items), jobs)
         return
-    if any(kind == "source" for _, _, kind in items):
-        preload_tables(settings)
-    collect.resume()  # why after the tables: the workers inherit them frozen
-    # why meanwhile: the files are read ahead while the workers translate their first ones, by this
-    # process, which otherwise only waits for their results
-    ahead = reading_ahead(path for path, _, _ in items)
-    yield from forked_payloads(work, items, jobs, fork_chunk(len(items), jobs), ahead)
+    for start in range(0, len(items), _INLINE_CHUNK):
+        payload = encode(work, items[start : start + _INLINE_CHUNK])
+        if start + _INLINE_CHUNK >= len(items):
+            # why before the last payload: the regex programs this process built are kept for the
+            # next run (lazyre saves at exit, which os._exit skips), while the run still waits
+            save_programs()
+        yield payload

@@ -1,4 +1,5 @@
-"""One set of -j workers for translation and for side work (the compiles of --verify).
+"""One set of -j workers for translation and for side work (the compiles of --verify), made with
+ProcessPoolExecutor: also the way a system without fork translates (execute.py).
 
 A side task is a thread that waits on a child process (hipcc); it takes a worker slot like a chunk of
 files being translated, so -j bounds everything that runs at once. The side says which tasks are
@@ -8,24 +9,19 @@ and the translation of a file milliseconds: started early, compiles overlap the 
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from hipify_py.run import process as file_work  # why the module: tests replace file_work.process
-from hipify_py.util import collect
+from hipify_py.workers.prefork import has_sources, inline, prepare
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from hipify_py.run.discover import Found
     from hipify_py.run.outcome import FileOutcome, RunSettings
-
-INLINE_BELOW = 8  # files: fewer are translated in the run's own process
-# ... and so are up to INLINE_FILES files of fewer than INLINE_BYTES in all (see inline())
-INLINE_FILES, INLINE_BYTES = 128, 128 * 1024
 
 
 class SideWork(Protocol):
@@ -63,8 +59,9 @@ def shared(
     finished: dict[int, FileOutcome] = {}
     running: dict[Future, Callable[[], object] | None] = {}  # None: a chunk of files being translated
     threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="hipify-py-side")
-    procs = None if serial or not files else process_pool(jobs, files, settings)
-    collect.resume()
+    pooled = not serial and bool(files)
+    prepare(settings, has_sources(found.kind for found in files), pooled and _FORK)
+    procs = process_pool(jobs) if pooled else None
     if procs is not None:  # why first: the pool forks its workers at the first submit, before any thread
         running[procs.submit(_process_chunk, chunks.popleft(), settings)] = None
     emitted, told = 0, False
@@ -114,53 +111,16 @@ def _process_chunk(chunk: Sequence[tuple[int, Found]], settings: RunSettings) ->
     return {i: file_work.process(found, settings) for i, found in chunk}
 
 
-def process_pool(jobs: int, files: Sequence[Found], settings: RunSettings) -> ProcessPoolExecutor:
-    """The one pool factory (translation and --verify's shared workers alike): fork where there is
-    fork, and then the rule tables loaded before the workers are made, so each inherits them instead
-    of loading them again (translate.preload_rule_tables)."""
+_FORK = hasattr(os, "fork")
+
+
+def process_pool(jobs: int) -> ProcessPoolExecutor:
+    """The pool: forked where there is fork, after prefork.prepare() loaded what its workers inherit."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    if context.get_start_method() == "fork":
-        preload(settings, files)
+    context = multiprocessing.get_context("fork" if _FORK else "spawn")
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker)
-
-
-def preload(settings: RunSettings, files: Sequence[Found]) -> None:
-    """Before forking: every rule table loaded once, for the workers to inherit."""
-    if any(found.kind == "source" for found in files):
-        preload_tables(settings)
-
-
-def preload_tables(settings: RunSettings) -> None:
-    """The rule tables of the run's target and the regex programs, for the workers to inherit."""
-    from hipify_py.pipeline.translate import preload_rule_tables
-    from hipify_py.util.lazyre import load_programs
-
-    preload_rule_tables(settings.options)
-    load_programs()
-
-
-def inline(jobs: int, files: Sequence[Found]) -> bool:
-    """Translate in the run's own process? A pool costs about 40 ms of CPU before its first result (the
-    pool's imports, every rule table loaded for the workers to inherit, the forks, the workers' start and
-    exit) and pays off only when the translation it shares is larger. On 2 CPUs (docs/speed.md, round 3),
-    64 files of ~50 lines (100 KB) took 0.14 s in the run's own process and 0.18 s with two workers;
-    400 such files (590 KB), 0.35 s and 0.25 s. The file cap bounds the stat calls."""
-    if jobs <= 1 or len(files) < INLINE_BELOW:
-        return True
-    return len(files) <= INLINE_FILES and _bytes_below(files, INLINE_BYTES)
-
-
-def _bytes_below(files: Sequence[Found], limit: int) -> bool:
-    total = 0
-    for found in files:
-        with contextlib.suppress(OSError):  # why: a file gone or unreadable is reported by its worker
-            total += os.stat(found.path).st_size
-        if total >= limit:
-            return False
-    return True
 
 
 def _init_worker() -> None:
@@ -180,42 +140,3 @@ def _exit_with_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
-
-
-def iterate(files: Sequence[Found], settings: RunSettings, jobs: int) -> Generator[FileOutcome, None, None]:
-    if inline(jobs, files):
-        collect.resume()
-        for found in files:
-            yield file_work.process(found, settings)
-        return
-    if hasattr(os, "fork"):
-        from functools import partial
-
-        from hipify_py.run.forked import forked_map
-        from hipify_py.util.fileio import reading_ahead
-
-        preload(settings, files)
-        collect.resume()  # why after the tables: the workers inherit them frozen
-        work = partial(file_work.process, settings=settings)
-        ahead = reading_ahead(str(found.path) for found in files)  # as run/early.py does
-        yield from forked_map(work, files, jobs, fork_chunk(len(files), jobs), ahead)
-        return
-    chunk = max(1, min(64, len(files) // (jobs * 4)))
-    with process_pool(jobs, files, settings) as pool:
-        collect.resume()
-        try:
-            yield from pool.map(file_work.process, files, _repeat(settings, len(files)), chunksize=chunk)
-        except KeyboardInterrupt:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-
-
-def fork_chunk(files: int, jobs: int) -> int:
-    """Files a forked worker is sent at a time, at most (the last tasks are smaller: forked._Chunks).
-    Why small chunks: a chunk costs a few bytes to send, and the last ones decide when the slowest
-    worker ends (16 chunks a worker: a 400-file run's tail is ~12 files, not 50)."""
-    return max(1, min(64, files // (jobs * 16)))
-
-
-def _repeat(value: RunSettings, n: int) -> Iterable[RunSettings]:
-    return (value for _ in range(n))

@@ -1,4 +1,4 @@
-"""Result-cache glue: the run's settings digest, outcomes from and into the cache (run/cache.py).
+"""Result-cache glue: the run's settings digest, outcomes from and into the cache (run/result_cache.py).
 
 A hit rebuilds the FileOutcome without translating (and, for --in-place/--output, writes the cached
 blob); a miss is remembered after the file's work.
@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hipify_py.engine.options import with_filename
-from hipify_py.run.cache import Result, ResultCache, get_blob, settings_digest
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_of, diagnostic_tuples
 from hipify_py.run.output_names import RenamePlan
 from hipify_py.run.process import deliver, output_path, to_mirror
+from hipify_py.run.result_cache import Result, ResultCache, get_blob, settings_digest
 from hipify_py.util.fileio import (
     InputError,
     read_source,

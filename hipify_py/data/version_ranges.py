@@ -1,6 +1,6 @@
 """Hand-kept tables whose rows hold for a range of HIP versions (`since` <= target < `until`).
 
-Shared by mappings/version-adaptations.yaml (adaptations.py), shims.yaml (shims.py) and
+Shared by mappings/version-adaptations.yaml (adaptations.py), shims.yaml (shim_table.py) and
 version-renames.yaml (renames.py): reading a table and its `sources`, the range test, and the
 "one row per name at any target" lookup.
 """

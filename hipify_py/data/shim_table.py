@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.data.mappings import hand_kept_dir, probed_dir
-from hipify_py.data.versioned import holds_for, one_per_name, read_table
+from hipify_py.data.version_ranges import holds_for, one_per_name, read_table
 from hipify_py.data.versions import compare_versions
 
 TABLE_NAME = "shims.yaml"
