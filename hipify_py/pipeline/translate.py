@@ -359,7 +359,8 @@ def _implicit_runtime(ctx: Context, found: RuleResult) -> list[Edit]:
     if not any(found.counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
         return []
     new_runtime = any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in found.edits)
-    if new_runtime:
+    # hip_runtime_api.h declares the API but not threadIdx, __syncthreads...: enough only without kernels
+    if new_runtime and not (_has_kernel_code(ctx) and not any(e.text == _FULL_RUNTIME for e in found.edits)):
         return []
     at = include_position(ctx)
     return [Edit(at, at, b"#include <hip/hip_runtime.h>" + newline_of(ctx.source))]
