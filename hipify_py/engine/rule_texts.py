@@ -429,6 +429,22 @@ API_RULES: tuple[Rule, ...] = (
         "index, not an nvmlDevice_t, and reports power in microwatts, temperatures in millidegrees, "
         "clocks in Hz. NVML names without a row are reported too, without a counterpart.",
     ),
+    Rule(
+        "HIP143",
+        "device-pass-test-widened",
+        Severity.INFO,
+        "__CUDA_ARCH__ presence test (nvcc's device pass) widened to __HIP_DEVICE_COMPILE__",
+        "Nothing to do; if the device branch was meant for NVIDIA GPUs alone, restore the test and give "
+        "AMD its own branch.",
+        "nvcc defines __CUDA_ARCH__ in device passes only, and code tests its presence to give a "
+        "function a device and a host body, or to declare device-only overloads. hipcc never defines "
+        "it; its device passes predefine __HIP_DEVICE_COMPILE__. So `#ifdef __CUDA_ARCH__`, "
+        "`#ifndef`, and `defined(__CUDA_ARCH__)` in an #if/#elif become "
+        "`(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))` (the NVIDIA build is unchanged) "
+        "where the macro is never compared with a number in that condition and the #if group holds "
+        "nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, nested arch tests, a CUDA API "
+        "without a HIP counterpart). Other __CUDA_ARCH__ tests are kept and reported (HIP302).",
+    ),
 )
 
 # The registry: ids are stable forever (users silence them by id); add, never renumber.

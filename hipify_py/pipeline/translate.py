@@ -31,6 +31,7 @@ from hipify_py.rules.collisions import check_collisions
 from hipify_py.rules.cxx import drop_register, guard_device_redefinitions
 from hipify_py.rules.detectors import DETECTORS
 from hipify_py.rules.device_casts import cast_device_arguments
+from hipify_py.rules.device_pass import widen_device_pass_tests
 from hipify_py.rules.dim3_construct import construct_dim3
 from hipify_py.rules.guards import rewrite_guards
 from hipify_py.rules.header_shims import insert_header_shims
@@ -84,6 +85,7 @@ def translation_rules() -> tuple[RuleFn, ...]:
         rename_identifiers,
         rewrite_guards,
         rewrite_nvcc_guards,
+        widen_device_pass_tests,
         convert_launches,
         adapt_calls,
         construct_dim3,
