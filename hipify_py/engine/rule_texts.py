@@ -145,8 +145,10 @@ API_RULES: tuple[Rule, ...] = (
         Severity.ERROR,
         "cudaDeviceProp field absent in hipDeviceProp_t",
         "Use the HIP field named in the message, or hipDeviceGetAttribute.",
-        "hipDeviceProp_t (HIP 5.2) lacks several cudaDeviceProp fields (uuid, luid, "
-        "asyncEngineCount, deviceOverlap, sharedMemPerBlockOptin, ...); some exist under another name.",
+        "hipDeviceProp_t of HIP 5.2 lacks several cudaDeviceProp fields (uuid, luid, "
+        "asyncEngineCount, deviceOverlap, sharedMemPerBlockOptin, ...); some exist under another name. "
+        "ROCm 6's struct has CUDA 12's fields. Which fields the target has is probed per release "
+        "(scripts/probe_device_props.py, mappings/hip-device-props-<version>.yaml).",
     ),
     Rule(
         "HIP116",
