@@ -15,6 +15,9 @@ function `shim_<name>` and compares it with CUDA's function of that name on the 
   argument pairs plus edge values (0, 1, 0x7f..., 0x80..., 0xff...);
 - bf16 to integer conversions: every one of the 65,536 bf16 bit patterns;
 - `__float2bfloat162_rn`/`__floats2bfloat162_rn`: pseudo-random float bits, NaNs compared as NaN;
+- the 16-bit float min/max, saturating, _rn, fma_relu and comparison helpers (`__hmax2`, `__hmin_nan`,
+  `__hadd_sat`, `__hequ2`, `__heq2_mask`, ...): each overload on edge values (zeros, infinities, NaNs,
+  denormals) and 2^20 pseudo-random bit patterns, results compared bit for bit;
 - `atomicAdd` on `__half`, `__half2`, `__nv_bfloat16`, `__nv_bfloat162`: many threads adding to a few
   addresses (both halves of one 32-bit word for the scalars) with values whose sums are exact, so the
   final values and the set of returned old values do not depend on the order; compared with CUDA's.
@@ -133,6 +136,51 @@ __global__ void k_{name}(unsigned long long* bad) {{
 }}"""
 
 
+HALF_EDGES = r"""
+__device__ inline unsigned int hedge(unsigned long long i, unsigned int salt) {
+  // half and bf16 zeros, ones, infinities, NaNs (quiet, canonical, negative), denormals
+  const unsigned short e[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7fff,
+                              0xfe00, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8001};
+  if (i >= 4096) return lcg(i, salt);
+  return e[(i >> (4 * salt)) & 15] | ((unsigned int)e[(i >> (4 * salt + 2)) & 15] << 16);
+}
+"""
+_HALF_SIGNATURE = re.compile(
+    r"static __device__ inline [\w ]+? shim_(__h\w+)\((const (__half2?|__hip_bfloat162?) a[^)]*)\)"
+)
+
+
+def _half_checks(shim_code: str) -> list[tuple[str, str]]:
+    """(kernel name, kernel) per overload of a 16-bit float helper (data/half_math.py): every argument
+    drawn from edge values and pseudo-random bits, results compared bit for bit (canonical NaNs too)."""
+    found = []
+    for m in _HALF_SIGNATURE.finditer(shim_code):
+        name, params, type_ = m.group(1), m.group(2), m.group(3)
+        if "hipify_py" in name:
+            continue
+        arity = params.count("const ")
+        tag = f"{name.removeprefix('__')}_{type_.removeprefix('__')}"
+        draws = "".join(
+            f"  unsigned int w{k} = hedge(i, {k}); {type_} {v}; memcpy(&{v}, &w{k}, sizeof {v});\n"
+            for k, v in enumerate("abc"[:arity])
+        )
+        args = ", ".join("abc"[:arity])
+        found.append(
+            (
+                f"k_{tag}",
+                f"""
+__global__ void k_{tag}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+{draws}  auto s = shim_{name}({args}); auto n = {name}({args});
+  unsigned int bs = 0, bn = 0; memcpy(&bs, &s, sizeof s); memcpy(&bn, &n, sizeof n);
+  if (bs != bn && atomicAdd(bad, 1ULL) == 0) printf("  first {tag}: args 0x%08x 0x%08x shim 0x%x cuda 0x%x\\n", w0, {"w1" if arity > 1 else "0u"}, bs, bn);
+}}""",
+            )
+        )
+    return found
+
+
 ATOMICS = r"""
 #define A_THREADS 8192
 template <class T, class Add, class Native>
@@ -211,6 +259,16 @@ def program(target: str) -> str:
         elif fn.startswith("__bfloat162"):
             parts.append(_bf16_int_check(fn))
             grid = "65536 / 256"
+        elif _half_checks(parts[-1]):
+            if HALF_EDGES not in parts:
+                parts.insert(1, HALF_EDGES)
+            for kernel, text in _half_checks(parts[-1]):
+                parts.append(text)
+                launches.append(
+                    f"  {{ cudaMemset(bad, 0, 8); {kernel}<<<(N_PAIRS + 255) / 256, 256>>>(bad); cudaError_t e = cudaDeviceSynchronize();"
+                    f' report("{kernel[2:]}", e != cudaSuccess ? -1 : (long long)*bad, N_PAIRS); }}'
+                )
+            continue
         elif fn in ("__float2bfloat162_rn", "__floats2bfloat162_rn"):
             parts.append(
                 _float2bf162_check(fn)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import check_probe_table
 from fixture_cases import FIXTURES, Case, cases, parse_expected_diagnostics
+from toolchains import Toolchain, params
 
 from hipify_py.analysis.pp_branches import analyse, dead_branches
 from hipify_py.cli.explain_cmd import format_markdown
@@ -355,3 +357,9 @@ def test_needle_trie_prefers_the_longest_needle_at_a_position() -> None:
 
     pattern = re.compile(_trie([b"ab", b"abc", b"b", b"bcd"]))
     assert [m.group() for m in pattern.finditer(b"abcd ab bcd")] == [b"abc", b"ab", b"bcd"]
+
+
+@pytest.mark.parametrize("chain", params())
+def test_device_props_table_is_current(chain: Toolchain) -> None:
+    """scripts/probe_device_props.py (HIP115's fields of hipDeviceProp_t per release)."""
+    check_probe_table("probe_device_props", chain)

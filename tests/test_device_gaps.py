@@ -225,3 +225,21 @@ def test_atomics_untyped_or_float_get_no_overload() -> None:
         b"__global__ void k(float* f) { atomicAdd(f, 1.0f); }\n"
     )
     assert b"HIPIFY_PY_SHIM_" not in translate(code, Options(hip_version="7.2")).text
+
+
+@pytest.mark.parametrize("chain", params())
+def test_half_math_table_is_current(chain: Toolchain) -> None:
+    """scripts/probe_half_math.py: the 16-bit float functions each release lacks (data/half_math.py)."""
+    check_probe_table("probe_half_math", chain)
+
+
+def test_half_math_helpers_follow_the_probe() -> None:
+    """A helper for exactly the overloads the target lacks: __hmax2 on __half2 everywhere, the bf16
+    `_nan` forms from 6.4, __hmax for __half before HIP 5.5 (the tables' hip_added)."""
+    from hipify_py.data.shim_table import shims_for
+
+    assert "__half2 __hmax2(" in shims_for("7.2")["__hmax2"].code
+    assert "__hip_bfloat162 __hmax2(" not in shims_for("7.2")["__hmax2"].code
+    assert "__hip_bfloat162 __hmax2_nan(" in shims_for("6.4")["__hmax2_nan"].code
+    assert "__hmax" in shims_for("5.2") and "__hmax" not in shims_for("5.5")
+    assert "__hadd_rn" in shims_for("6.4") and "__hadd_rn" not in shims_for("7.2")

@@ -101,6 +101,7 @@ NOT_COMPILABLE = {
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
     "warp_sync/hip62/match_reduce.hip": "__reduce_*_sync has no HIP 6.x equivalent (HIP117)",
     "detectors/hip72/warp_size_constant.hip": "HIP code using warpSize as a constant (HIP218 on ROCm 7)",
+    "detectors/hip52/device_prop_fields.hip": "cudaDeviceProp fields HIP 5.2 lacks (HIP115)",
     "detectors/hip64/half_shuffles.hip": "bf16 shuffles: no overload in ROCm 6.4 (HIP215)",
     "detectors/hip72/half_shuffles.hip": "__hip_bfloat162 shuffle: no overload in ROCm 7.2 (HIP215)",
     "detectors/hip72/half_bf16_casts.hip": "bf16 <-> half casts: ambiguous on ROCm 6.4/7.2 (HIP220)",

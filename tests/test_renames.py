@@ -98,3 +98,19 @@ def test_fp8_names_from_rocm64_only() -> None:
     assert renames_for("6.3").names.get(b"__nv_fp8_e4m3") is None
     assert renames_for("6.4").names[b"__nv_fp8_e4m3"].hip == "__hip_fp8_e4m3"
     assert renames_for("7.2").names[b"__NV_SATFINITE"].hip == "__HIP_SATFINITE"
+
+
+def test_counterpart_table_is_what_the_probes_say() -> None:
+    """mappings/version-renames-counterparts.yaml is regenerated from the committed identifier probes."""
+    from conftest import load_script
+
+    assert load_script("gen_counterpart_renames").main(["--check"]) == 0
+
+
+def test_counterparts_hold_from_the_release_that_declares_them() -> None:
+    assert renames_for("5.2").names[b"cuFuncSetCacheConfig"].hip == "hipFuncSetCacheConfig"
+    assert renames_for("6.4").names.get(b"cudaStreamGetId") is None
+    assert renames_for("7.2").names[b"cudaStreamGetId"].hip == "hipStreamGetId"
+    alias = b"CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED"
+    assert renames_for("5.2").names.get(alias) is None
+    assert renames_for("6.4").names[alias].hip == "hipDeviceAttributeVirtualMemoryManagementSupported"

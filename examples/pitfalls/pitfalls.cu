@@ -146,9 +146,9 @@ int main()
     int dev = 0;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
-    printf("%s, sm_%d%d, L2 persisting max %d bytes, access window max %d bytes\n",
+    printf("%s, sm_%d%d, L2 persisting max %d bytes, access window max %d bytes, host NUMA node %d\n",
            prop.name, prop.major, prop.minor, prop.persistingL2CacheMaxSize,
-           prop.accessPolicyMaxWindowSize);
+           prop.accessPolicyMaxWindowSize, prop.hostNumaId);
 
     float *x, *mean, *var;
     int *positives, *flag;

@@ -10,23 +10,6 @@ from typing import NamedTuple
 
 from hipify_py.util.lazyre import lazy
 
-# hipDeviceProp_t fields in HIP 5.2 (hip/hip_runtime_api.h).
-HIP_DEVICE_PROP_FIELDS = frozenset(
-    b"""
-    name totalGlobalMem sharedMemPerBlock regsPerBlock warpSize maxThreadsPerBlock maxThreadsDim
-    maxGridSize clockRate memoryClockRate memoryBusWidth totalConstMem major minor multiProcessorCount
-    l2CacheSize maxThreadsPerMultiProcessor computeMode clockInstructionRate arch concurrentKernels
-    pciDomainID pciBusID pciDeviceID maxSharedMemoryPerMultiProcessor isMultiGpuBoard canMapHostMemory
-    gcnArch gcnArchName integrated cooperativeLaunch cooperativeMultiDeviceLaunch maxTexture1DLinear
-    maxTexture1D maxTexture2D maxTexture3D memPitch textureAlignment texturePitchAlignment
-    kernelExecTimeoutEnabled ECCEnabled tccDriver cooperativeMultiDeviceUnmatchedFunc
-    cooperativeMultiDeviceUnmatchedGridDim cooperativeMultiDeviceUnmatchedBlockDim
-    cooperativeMultiDeviceUnmatchedSharedMem isLargeBar asicRevision managedMemory
-    directManagedMemAccessFromHost concurrentManagedAccess pageableMemoryAccess
-    pageableMemoryAccessUsesHostPageTables
-    """.split()
-)
-
 # cudaDeviceProp fields whose HIP 5.2 counterpart has another name.
 PROP_RENAMES = {
     b"sharedMemPerMultiprocessor": b"maxSharedMemoryPerMultiProcessor",

@@ -17,6 +17,7 @@ from hipify_py.data.version_ranges import holds_for, one_per_name, read_table
 from hipify_py.data.versions import compare_versions
 
 TABLE_NAME = "shims.yaml"
+HALF_MATH_PREFIX = "half-math-gaps-"  # scripts/probe_half_math.py
 GUARD_PREFIX = "HIPIFY_PY_SHIM_"
 NVIDIA = "__HIP_PLATFORM_NVIDIA__"
 # HIP's NVIDIA platform needs CUDA 11 or newer (HIP's nvidia_detail headers use cuda_bf16.h, 11.0's):
@@ -271,7 +272,40 @@ def _build_table(path: Path | None = None) -> tuple[Shim, ...]:
     bf16_ints = doc.get("bf16_int")
     if bf16_ints is not None:
         rows += _bf16_ints(bf16_ints if isinstance(bf16_ints, Mapping) else {}, sources)
+    half = doc.get("half_math")
+    if half is not None:
+        folder = path.parent if path is not None else probed_dir()
+        rows += _half_math(half if isinstance(half, Mapping) else {}, sources, folder)
     return tuple(rows)
+
+
+def _half_math(raw: Mapping[str, object], sources: Mapping[str, str], folder: Path) -> list[Shim]:
+    """A shim per run of releases lacking the same 16-bit float overloads of one function
+    (data/half_math.py; the gaps probed per release: mappings/half-math-gaps-<HIP>.yaml)."""
+    import yaml
+
+    from hipify_py.data import half_math
+    from hipify_py.data.mappings import load_mappings
+
+    source = sources.get(str(raw.get("source")))
+    if source is None:
+        raise TableError(f"{TABLE_NAME}: `half_math` needs a known `source`")
+    gaps: dict[str, list[str]] = {}
+    for table in folder.glob(f"{HALF_MATH_PREFIX}*.yaml"):
+        doc = yaml.safe_load(table.read_text()) or {}
+        gaps[str(doc["hip_version"])] = [str(case) for case in doc.get("lacks") or ()]
+    order = sorted(gaps, key=lambda v: tuple(int(x) for x in v.split(".")))
+    entries = load_mappings().by_cuda
+    shims = []
+    for run in half_math.runs(gaps, order):
+        entry = entries.get(run.name)
+        until = run.until
+        hip_added = ".".join(entry.hip_added.split(".")[:2]) if entry is not None and entry.hip_added else ""
+        if hip_added and run.since is None and (until is None or compare_versions(hip_added, until) < 0):
+            until = hip_added  # the tables know the release that added it, between the probed ones
+        cuda = entry.cuda_added if entry is not None and entry.cuda_added else _CUDA_FLOOR
+        shims.append(Shim(run.name, half_math.code(run), source, run.since, until, cuda=cuda))
+    return shims
 
 
 @functools.lru_cache(maxsize=16)

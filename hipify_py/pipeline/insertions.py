@@ -157,7 +157,10 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
         return []
     if not any(counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
         return []
-    if any(e.text in (b"hip/hip_runtime.h", b"hip/hip_runtime_api.h") for e in edits):
+    if any(e.text == b"hip/hip_runtime.h" for e in edits):
+        return []
+    # hip_runtime_api.h declares the API but not threadIdx, __syncthreads...: enough only without kernels
+    if any(e.text == b"hip/hip_runtime_api.h" for e in edits) and not _has_kernel_code(ctx):
         return []
     return [Insertion(RUNTIME, TOP, _RUNTIME_HEADER)]
 

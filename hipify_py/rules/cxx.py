@@ -84,11 +84,26 @@ _INT_AFTER = lazy(r"\b(short|long|long long) int\b")
 _SIGNED_CHAR = lazy(r"\bsigned (char)\b")
 _SIGNED = lazy(r"\bsigned (?=int|short|long)")
 _BARE_UNSIGNED = lazy(r"\bunsigned(?! (char|short|int|long))")
+_STD = lazy(r"\bstd\s*::\s*(?=u?int\d+_t\b|size_t\b)")
+
+
+# <cstdint>'s typedefs as hipcc's targets (Linux, LP64) define them: `uint64_t*` is HIP's `unsigned long*`
+_FIXED_WIDTH = {
+    "int8_t": "signed char",
+    "uint8_t": "unsigned char",
+    "int16_t": "short",
+    "uint16_t": "unsigned short",
+    "int32_t": "int",
+    "uint32_t": "unsigned int",
+    "int64_t": "long",
+    "uint64_t": "unsigned long",
+    "size_t": "unsigned long",
+}
 
 
 def normal_type(text: str) -> str:
     """Canonical spelling of a parameter type: `unsigned long long int *` == `unsigned long long*`."""
-    tokens = [t for t in _TOKENS.findall(text) if t not in _DROPPED]
+    tokens = [_FIXED_WIDTH.get(t, t) for t in _TOKENS.findall(_STD.sub("", text)) if t not in _DROPPED]
     if "*" not in tokens and "&" not in tokens:
         tokens = [t for t in tokens if t != "const"]  # top-level const of a by-value parameter
     words = " ".join(tokens)

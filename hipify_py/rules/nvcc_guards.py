@@ -41,7 +41,7 @@ _GPU = lazy(
     rb"(?:thrust/(?:device_|system/cuda/)|cub/|cuda|cublas|curand|cufft|cusparse|cusolver|cooperative_groups)",
     re.M,
 )
-_NVIDIA_ONLY = lazy(
+NVIDIA_ONLY = lazy(
     rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
 )
 SETTLED_RULES = frozenset({"HIP303"})
@@ -85,7 +85,7 @@ def _positive(kind: bytes, text: bytes) -> bool | None:
     return None if m is None else not m.group(1)
 
 
-def _unported(ctx: Context, body: bytes) -> bool:
+def unported(ctx: Context, body: bytes) -> bool:
     """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code."""
     names = ctx.tables.names
     return any((e := names.get(w)) is not None and e.hip is None for w in set(IDENTIFIER.findall(body)))
@@ -98,7 +98,7 @@ def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
         return result
     for start, end, positive, body_start, body_end in _branches(src):
         body = src[body_start:body_end]
-        if _GPU.search(body) is None or _NVIDIA_ONLY.search(body) is not None or _unported(ctx, body):
+        if _GPU.search(body) is None or NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
             continue
         at = src.index(_NAME, start, end)
         result.edits.append(Edit(at, at + len(_NAME), b"__HIPCC__"))
