@@ -133,7 +133,8 @@ def _scalar_body(kind: Kind, t: Types) -> str:
             f"  const {t.scalar} r = {kind.op}(a, b, c);\n"
             f"  const float f = {t.to_float}(r);\n"
             f"  if (f != f) {_nan(t)}\n"
-            f"  return f < 0.0f ? {zero} : r;\n"
+            # why <=: CUDA's relu gives +0.0 for a -0.0 result (checked on an H100: scripts/gpu_shim_check.py)
+            f"  return f <= 0.0f ? {zero} : r;\n"
         )
     if w == "cmpu":
         return x + f"  return x != x || y != y || x {kind.op} y;\n"

@@ -379,8 +379,24 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         return  # `typedef size_t (*CUoccupancyB2DSize)(int)` cannot become `(*void*)`: a user's own type
     if not new:  # a name HIP needs no counterpart for (CUDART_CB): dropped with the blanks after it
         end += len(ctx.source[end : end + 16]) - len(ctx.source[end : end + 16].lstrip(b" \t"))
-    result.edits.append(Edit(start, end, new.encode()))
+    text = new.encode()
+    if text in _EMPTY_ON_NVIDIA and _value_in_condition(ctx.source, start):
+        text = b"defined(" + text + b")"
+    result.edits.append(Edit(start, end, text))
     result.counts[f"identifiers.{entry.family}"] += 1
+
+
+# HIP macros some platform defines with no value: HIP's NVIDIA platform `#define __HIPCC__` (hip_common.h),
+# so `#if __CUDACC__` must become `#if defined(__HIPCC__)`, not `#if __HIPCC__` (an empty #if there)
+_EMPTY_ON_NVIDIA = frozenset({b"__HIPCC__"})
+_CONDITION_LINE = lazy(rb"[ \t]*#[ \t]*(?:el)?if\b")
+_DEFINED_BEFORE = lazy(rb"\bdefined[ \t]*\(?[ \t]*\Z")
+
+
+def _value_in_condition(source: bytes, start: int) -> bool:
+    """The token is read as a value in an #if/#elif (not the operand of `defined`)."""
+    line = source.rfind(b"\n", 0, start) + 1
+    return bool(_CONDITION_LINE.match(source, line)) and not _DEFINED_BEFORE.search(source, line, start)
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
@@ -452,6 +468,7 @@ DECLARED = declare(
     views=(renames_for,),
     fixtures=(
         "identifiers",
+        "guards/cudacc_value",
         "extras",
         "namespaces",
         "renames",

@@ -44,7 +44,8 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     headers = ctx.tables.headers
     paths = [path.strip() for path in _INCLUDED_PATH.findall(ctx.source)]
     missing = ctx.options.missing_headers
-    if not any(p in headers for p in paths) and not any(
+    prefixes = tuple(prefix for prefix, _ in ctx.tables.header_prefixes)
+    if not any(p in headers or p.startswith(prefixes) for p in paths) and not any(
         is_missing(p.decode(errors="replace"), missing) for p in paths
     ):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
