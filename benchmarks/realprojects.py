@@ -110,6 +110,9 @@ class Project:
     units: tuple[Unit, ...]
     excluded: tuple[tuple[str, str], ...] = ()  # (TU, why it is left out)
     note: str = ""
+    # (repo, commit, folder): another repository extracted into the tree at folder, for a HIP
+    # version the authors keep in a repository of its own (rocThrust's port of Thrust's examples)
+    overlays: tuple[tuple[str, str, str], ...] = ()
 
     def mirror(self, mirrors: Path) -> Path:
         return mirrors / self.repo.replace("/", "+") / "repo"
@@ -177,6 +180,7 @@ def parse_corpus(data: Mapping[str, Any]) -> list[Project]:
                 tuple(units),
                 excluded,
                 entry.get("note", ""),
+                tuple((o["repo"], str(o["commit"]), o["path"]) for o in entry.get("overlays", [])),
             )
         )
     names = [p.name for p in projects]
@@ -256,18 +260,30 @@ def cache_key(*parts: str | bytes) -> str:
 
 
 def extract(project: Project, mirrors: Path, dest: Path) -> Path:
-    """The pristine tree of `project` at its commit (kept in WORK/src and reused)."""
-    out = dest / f"{project.name}-{project.commit[:12]}"
+    """The pristine tree of `project` at its commit, its overlays in their folders (kept in WORK/src
+    and reused)."""
+    stamp = "".join(f"+{Path(folder).name}-{commit[:8]}" for _, commit, folder in project.overlays)
+    out = dest / f"{project.name}-{project.commit[:12]}{stamp}"
     if (out / ".complete").is_file():
         return out
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    mirror = project.mirror(mirrors)
-    if not mirror.is_dir():
-        raise SystemExit(f"{project.name}: no mirror at {mirror} (fetch github:{project.repo})")
+    parts = [(project.repo, project.commit, out)]
+    parts += [(repo, commit, out / folder) for repo, commit, folder in project.overlays]
+    for repo, commit, into in parts:
+        mirror = mirrors / repo.replace("/", "+") / "repo"
+        if not mirror.is_dir():
+            raise SystemExit(f"{project.name}: no mirror at {mirror} (fetch github:{repo})")
+        write_commit(mirror, commit, into)
+    (out / ".complete").write_text(project.commit + "\n")
+    return out
+
+
+def write_commit(mirror: Path, commit: str, out: Path) -> None:
+    """Every file of `commit` of the bare repository `mirror`, written under `out`."""
     # not `git archive`: a mirror may lack its largest blobs (PDFs, data), which archive refuses
     listing = subprocess.run(
-        ["git", "-C", str(mirror), "ls-tree", "-r", "-z", project.commit], capture_output=True, check=True
+        ["git", "-C", str(mirror), "ls-tree", "-r", "-z", commit], capture_output=True, check=True
     ).stdout.decode()
     blobs = []
     for entry in filter(None, listing.split("\0")):
@@ -293,8 +309,6 @@ def extract(project: Project, mirrors: Path, dest: Path) -> Path:
         dest_file.parent.mkdir(parents=True, exist_ok=True)
         dest_file.write_bytes(batch[pos : pos + size])
         pos += size + 1
-    (out / ".complete").write_text(project.commit + "\n")
-    return out
 
 
 def copy_tree(src: Path, dest: Path) -> None:
