@@ -19,7 +19,8 @@ for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hi
      --no-build-files --report`); every TU is compiled as the CUDA build compiles it and, where that
      build sets a standard below C++17 (rocPRIM 7 needs 17) and that compile fails, with -std=c++17 too;
   3. hipify-perl (--perl; translated once, it does not depend on the target) the same way.
-Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`.
+Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`;
+a .c TU is C, as its build compiles it: `hipcc -c -w -D__HIP_PLATFORM_AMD__ <flags> -x c TU`.
 
 A failure whose first error is a missing header of a ROCm library the install lacks (hipBLASLt, RCCL,
 roctx, ROCm SMI, ...) is "environment": counted apart, neither compiling nor failing. Compile results
@@ -431,7 +432,8 @@ class Compiles:
             text = src.read_bytes()
         except OSError:
             return Result("fail", f"{tu}: no such file")
-        key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu)
+        as_c = tu.endswith(".c")
+        key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu, "-x c" if as_c else "")
         hit = self.dir / f"{key}.json"
         if hit.is_file():
             res = Result(**json.loads(hit.read_text()))
@@ -444,13 +446,35 @@ class Compiles:
                 return res
         self.misses += 1
         job = CompileJob(str(src), cwd=str(src.parent), args=args, codegen=True)
-        out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
+        if as_c:
+            out = compile_c(hipcc, job, self.timeout)
+        else:
+            out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
         status, first = classify_compile(out.returncode, out.stderr, self.headers, self.roots(hipcc))
         # the head of stderr: the first error decides
         res = Result(status, first.replace(f"{root}/", ""), out.stderr[:60000], list(out.deps))
         if status != "timeout":
             hit.write_text(json.dumps(res.__dict__))
         return res
+
+
+def compile_c(hipcc: str, job: Any, timeout: float) -> Any:
+    """A .c TU as its build compiles it: C, by the C compiler, with hipconfig's flags for HIP
+    (`-D__HIP_PLATFORM_AMD__`, HIP's include dir, which hipcc adds), not as HIP C++."""
+    from hipify_py.verify.compiler import CompileOutput, _read_deps, environment
+
+    with tempfile.TemporaryDirectory(prefix="hipify-py-compile-c-") as scratch:
+        depfile = os.path.join(scratch, "deps.d")
+        cmd = [hipcc, "-c", "-o", os.devnull, "-w", "-D__HIP_PLATFORM_AMD__", *job.args]
+        cmd += ["-MD", "-MF", depfile, "-x", "c", job.source]
+        env = {**environment(), "TMPDIR": scratch, "HIP_PLATFORM": "amd"}
+        try:
+            proc = subprocess.run(
+                cmd, cwd=job.cwd, env=env, capture_output=True, text=True, errors="replace", timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            return CompileOutput(-1, f"error: hipcc timed out after {timeout:.0f} s", ())
+        return CompileOutput(proc.returncode, proc.stderr, _read_deps(depfile, job.cwd))
 
 
 def _pf() -> Any:
