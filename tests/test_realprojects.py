@@ -209,6 +209,7 @@ def test_the_corpus_file() -> None:
     for p in projects:
         assert len(p.commit) == 40, p.name
         assert p.repo.lower() not in {h.lower() for h in HELD_OUT}
+        assert not {o[0].lower() for o in p.overlays} & {h.lower() for h in HELD_OUT}, p.name
         assert p.units or p.excluded, p.name  # a project with nothing measured says why
         for u in p.units:
             assert not any(f.startswith("-I/") for f in u.flags + u.ref_flags), u.cuda  # relative to the root
