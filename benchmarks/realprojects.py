@@ -19,7 +19,8 @@ for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hi
      --no-build-files --report`); every TU is compiled as the CUDA build compiles it and, where that
      build sets a standard below C++17 (rocPRIM 7 needs 17) and that compile fails, with -std=c++17 too;
   3. hipify-perl (--perl; translated once, it does not depend on the target) the same way.
-Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`.
+Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`;
+a .c TU is C, as its build compiles it: `hipcc -c -w -D__HIP_PLATFORM_AMD__ <flags> -x c TU`.
 
 A failure whose first error is a missing header of a ROCm library the install lacks (hipBLASLt, RCCL,
 roctx, ROCm SMI, ...) is "environment": counted apart, neither compiling nor failing. Compile results
@@ -110,6 +111,9 @@ class Project:
     units: tuple[Unit, ...]
     excluded: tuple[tuple[str, str], ...] = ()  # (TU, why it is left out)
     note: str = ""
+    # (repo, commit, folder): another repository extracted into the tree at folder, for a HIP
+    # version the authors keep in a repository of its own (rocThrust's port of Thrust's examples)
+    overlays: tuple[tuple[str, str, str], ...] = ()
 
     def mirror(self, mirrors: Path) -> Path:
         return mirrors / self.repo.replace("/", "+") / "repo"
@@ -177,6 +181,7 @@ def parse_corpus(data: Mapping[str, Any]) -> list[Project]:
                 tuple(units),
                 excluded,
                 entry.get("note", ""),
+                tuple((o["repo"], str(o["commit"]), o["path"]) for o in entry.get("overlays", [])),
             )
         )
     names = [p.name for p in projects]
@@ -256,18 +261,30 @@ def cache_key(*parts: str | bytes) -> str:
 
 
 def extract(project: Project, mirrors: Path, dest: Path) -> Path:
-    """The pristine tree of `project` at its commit (kept in WORK/src and reused)."""
-    out = dest / f"{project.name}-{project.commit[:12]}"
+    """The pristine tree of `project` at its commit, its overlays in their folders (kept in WORK/src
+    and reused)."""
+    stamp = "".join(f"+{Path(folder).name}-{commit[:8]}" for _, commit, folder in project.overlays)
+    out = dest / f"{project.name}-{project.commit[:12]}{stamp}"
     if (out / ".complete").is_file():
         return out
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    mirror = project.mirror(mirrors)
-    if not mirror.is_dir():
-        raise SystemExit(f"{project.name}: no mirror at {mirror} (fetch github:{project.repo})")
+    parts = [(project.repo, project.commit, out)]
+    parts += [(repo, commit, out / folder) for repo, commit, folder in project.overlays]
+    for repo, commit, into in parts:
+        mirror = mirrors / repo.replace("/", "+") / "repo"
+        if not mirror.is_dir():
+            raise SystemExit(f"{project.name}: no mirror at {mirror} (fetch github:{repo})")
+        write_commit(mirror, commit, into)
+    (out / ".complete").write_text(project.commit + "\n")
+    return out
+
+
+def write_commit(mirror: Path, commit: str, out: Path) -> None:
+    """Every file of `commit` of the bare repository `mirror`, written under `out`."""
     # not `git archive`: a mirror may lack its largest blobs (PDFs, data), which archive refuses
     listing = subprocess.run(
-        ["git", "-C", str(mirror), "ls-tree", "-r", "-z", project.commit], capture_output=True, check=True
+        ["git", "-C", str(mirror), "ls-tree", "-r", "-z", commit], capture_output=True, check=True
     ).stdout.decode()
     blobs = []
     for entry in filter(None, listing.split("\0")):
@@ -293,8 +310,6 @@ def extract(project: Project, mirrors: Path, dest: Path) -> Path:
         dest_file.parent.mkdir(parents=True, exist_ok=True)
         dest_file.write_bytes(batch[pos : pos + size])
         pos += size + 1
-    (out / ".complete").write_text(project.commit + "\n")
-    return out
 
 
 def copy_tree(src: Path, dest: Path) -> None:
@@ -417,7 +432,8 @@ class Compiles:
             text = src.read_bytes()
         except OSError:
             return Result("fail", f"{tu}: no such file")
-        key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu)
+        as_c = tu.endswith(".c")
+        key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu, "-x c" if as_c else "")
         hit = self.dir / f"{key}.json"
         if hit.is_file():
             res = Result(**json.loads(hit.read_text()))
@@ -430,13 +446,35 @@ class Compiles:
                 return res
         self.misses += 1
         job = CompileJob(str(src), cwd=str(src.parent), args=args, codegen=True)
-        out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
+        if as_c:
+            out = compile_c(hipcc, job, self.timeout)
+        else:
+            out = compile_tu(Compiler(hipcc, self.version(hipcc)), job, timeout=self.timeout)
         status, first = classify_compile(out.returncode, out.stderr, self.headers, self.roots(hipcc))
         # the head of stderr: the first error decides
         res = Result(status, first.replace(f"{root}/", ""), out.stderr[:60000], list(out.deps))
         if status != "timeout":
             hit.write_text(json.dumps(res.__dict__))
         return res
+
+
+def compile_c(hipcc: str, job: Any, timeout: float) -> Any:
+    """A .c TU as its build compiles it: C, by the C compiler, with hipconfig's flags for HIP
+    (`-D__HIP_PLATFORM_AMD__`, HIP's include dir, which hipcc adds), not as HIP C++."""
+    from hipify_py.verify.compiler import CompileOutput, _read_deps, environment
+
+    with tempfile.TemporaryDirectory(prefix="hipify-py-compile-c-") as scratch:
+        depfile = os.path.join(scratch, "deps.d")
+        cmd = [hipcc, "-c", "-o", os.devnull, "-w", "-D__HIP_PLATFORM_AMD__", *job.args]
+        cmd += ["-MD", "-MF", depfile, "-x", "c", job.source]
+        env = {**environment(), "TMPDIR": scratch, "HIP_PLATFORM": "amd"}
+        try:
+            proc = subprocess.run(
+                cmd, cwd=job.cwd, env=env, capture_output=True, text=True, errors="replace", timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            return CompileOutput(-1, f"error: hipcc timed out after {timeout:.0f} s", ())
+        return CompileOutput(proc.returncode, proc.stderr, _read_deps(depfile, job.cwd))
 
 
 def _pf() -> Any:

@@ -67,6 +67,44 @@ def test_corpus_forms_and_flags() -> None:
     assert lib.units[0].flags == () and lib.units[0].ref_flags == ()
 
 
+def test_corpus_overlays(tmp_path: Path) -> None:
+    """A HIP version kept in a repository of its own is extracted into the tree at its folder."""
+    import subprocess
+
+    def repo(name: str, files: dict[str, str]) -> str:
+        work = tmp_path / name
+        for rel, text in files.items():
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / rel).write_text(text)
+        git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        subprocess.run([*git, "add", "."], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+        mirror = tmp_path / "mirrors" / f"o+{name}" / "repo"
+        subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror)], check=True)
+        return subprocess.run(
+            ["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    cuda, hip = repo("cuda", {"ex/a.cu": "cuda\n"}), repo("hip", {"ex/a.cu": "hip\n"})
+    corpus = {
+        "projects": [
+            {
+                "name": "p",
+                "repo": "o/cuda",
+                "commit": cuda,
+                "overlays": [{"repo": "o/hip", "commit": hip, "path": "port"}],
+                "tus": [{"ex/a.cu": "port/ex/a.cu"}],
+            }
+        ]
+    }
+    (p,) = rp.parse_corpus(corpus)
+    assert p.overlays == (("o/hip", hip, "port"),)
+    tree = rp.extract(p, tmp_path / "mirrors", tmp_path / "src")
+    assert (tree / "ex/a.cu").read_text() == "cuda\n"
+    assert (tree / "port/ex/a.cu").read_text() == "hip\n"
+
+
 def test_corpus_rejects_duplicates() -> None:
     twice = {"projects": [{"name": "p", "repo": "o/p", "commit": "c", "tus": ["a.cu", {"cuda": "a.cu"}]}]}
     with pytest.raises(ValueError, match="twice"):
@@ -171,6 +209,7 @@ def test_the_corpus_file() -> None:
     for p in projects:
         assert len(p.commit) == 40, p.name
         assert p.repo.lower() not in {h.lower() for h in HELD_OUT}
+        assert not {o[0].lower() for o in p.overlays} & {h.lower() for h in HELD_OUT}, p.name
         assert p.units or p.excluded, p.name  # a project with nothing measured says why
         for u in p.units:
             assert not any(f.startswith("-I/") for f in u.flags + u.ref_flags), u.cuda  # relative to the root
