@@ -69,8 +69,18 @@ def convert_launches(ctx: Context) -> RuleResult:
             edits = _edits(copy, call, 0, keep) if call is not None else None
             _convert(ctx, m.start(), m.end(), _keep_fillers(edits, fillers), result)
     for body in macro_bodies.values():
-        _convert_in_macro(ctx, body, result)
+        if not _defines_launch_macro(body):
+            _convert_in_macro(ctx, body, result)
     return result
+
+
+def _defines_launch_macro(body: Node) -> bool:
+    """`#define hipLaunchKernelGGL(F, G, B, M, S, ...) F<<<G, B, M, S>>>(__VA_ARGS__)`: a CUDA build's
+    stand-in for HIP's launch macro. Converted, it would expand to itself (an undeclared call); as
+    written, `<<<>>>` is valid HIP too."""
+    definition = body.parent
+    name = definition.child_by_field_name("name") if definition is not None else None
+    return name is not None and name.text == b"hipLaunchKernelGGL"
 
 
 def _operator(text: bytes, start: int) -> bool:
