@@ -180,12 +180,16 @@ class Canon:
         from hipify_py.data.renames import load_table as load_renames
 
         rename_names, rename_headers = load_renames()
+        # HIP names some table row already renames to (a driver name renamed to the runtime's HIP name)
+        targets = {v[0] for v in names.values() if len(v) == 1}
         for row in rename_names:
             cuda, hip = row.cuda.encode(), row.hip.encode()
             # one canonical form for every name of the group: nv_bfloat16 and __nv_bfloat16 both
             # become __hip_bfloat16 (5.7+) or hip_bfloat16 (before), the tables' target included
             group = [cuda, hip, *names.get(cuda, ())]
             canonical = next((names[n] for n in group if n in names and n != cuda), None)
+            if canonical is None and hip in targets:
+                canonical = names.setdefault(cuda, (hip,))
             canonical = canonical or names.setdefault(cuda, (cuda,))
             for name in group:
                 if _HUNK_TOKEN.fullmatch(name):
@@ -271,6 +275,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _RUNTIME_FIRST.sub(b"", before), _RUNTIME_FIRST.sub(b"", after)
     before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
+    before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -289,6 +294,39 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
             if b";" in a:  # the statement ends: later lines are compared strictly again
                 launch = symbol = False
     return None
+
+
+# #if/#elif rewrites (rules/device_pass.py HIP143, rules/version_errors.py HIP145, rules/identifiers.py's
+# `#if __CUDACC__` -> `#if defined(__HIPCC__)`), compared in one spelling
+_IFDEF = re.compile(rb"^([ \t]*#[ \t]*)if(n?)def[ \t]+(\w+)", re.MULTILINE)
+_DEFINED = re.compile(rb"\bdefined[ \t]*(?:\([ \t]*(\w+)[ \t]*\)|[ \t]+(\w+))")
+_DEVICE_PASS = re.compile(rb"\(defined\(__CUDA_ARCH__\) \|\| defined\(__HIP_DEVICE_COMPILE__\)\)")
+_AMD_TURN = re.compile(
+    rb"^([ \t]*#[ \t]*(?:el)?if) \((.*)\) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)", re.MULTILINE
+)
+_VALUE_DEFINED = re.compile(rb"defined\((__HIPCC__|__CUDACC__|__NVCC__)\)")
+
+
+def _conditions(text: bytes) -> bytes:
+    if b"#" not in text:
+        return text
+    text = _IFDEF.sub(
+        lambda m: m.group(1) + b"if " + (b"!" if m.group(2) else b"") + b"defined(" + m.group(3) + b")", text
+    )
+    text = _DEFINED.sub(lambda m: b"defined(" + (m.group(1) or m.group(2)) + b")", text)
+    text = _DEVICE_PASS.sub(b"defined(__CUDA_ARCH__)", text)
+    text = _AMD_TURN.sub(rb"\1 \2", text)
+    return _VALUE_DEFINED.sub(rb"\1", text)
+
+
+def _ptx_builtins(text: bytes) -> bytes:
+    """asm statements rules/ptx_equivalents.py writes as HIP builtins, written so in the original."""
+    if b"asm" not in text:
+        return text
+    from hipify_py.data.detector_data import PTX_EQUIVALENTS
+    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key
+
+    return _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
 
 
 def _without_guards(text: bytes) -> bytes:
@@ -331,7 +369,7 @@ def _adapted_names() -> frozenset[bytes]:
 # Version adaptations (mappings/version-adaptations.yaml) rewrite whole calls; their exact output is
 # checked by tests/fixtures/warp_sync and test_warp_sync.py, here a line holding such a call is explained.
 _ADAPTED = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(_adapted_names())) + rb")\b")
-_OPT_IN = re.compile(rb"#ifndef (\w+)\r?\n#define \1\r?\n#endif\r?\n")
+_OPT_IN = re.compile(rb"#if(?:ndef (\w+)| !defined\((\w+)\))\r?\n#define (?:\1|\2)\r?\n#endif\r?\n")
 
 
 def _brace_types() -> re.Pattern[bytes]:
@@ -407,7 +445,7 @@ def check_file(
         problems.append(
             Problem("idempotence", path, check_outside(marked, twice, canon) or _first_diff(marked, twice))
         )
-    detail = check_literals(source, _without_adaptation_texts(once))
+    detail = check_literals(_ptx_builtins(source), _ptx_builtins(_without_adaptation_texts(once)))
     if detail:
         problems.append(Problem("literals", path, detail))
     detail = check_outside(source, once, canon)

@@ -99,6 +99,7 @@ NOT_COMPILABLE = {
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
     "extras/thrust_backend_only.hip": "rocThrust is not in Debian's HIP 5.2",
+    "mixed/library_hip_arm.hip": "hipCUB is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
     "warp_sync/hip62/match_reduce.hip": "__reduce_*_sync has no HIP 6.x equivalent (HIP117)",
     "detectors/hip72/warp_size_constant.hip": "HIP code using warpSize as a constant (HIP218 on ROCm 7)",
