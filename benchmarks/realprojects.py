@@ -18,7 +18,12 @@ for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hi
   2. hipify-py (the checkout --code) converts a copy of the project in place (`convert -q --in-place
      --no-build-files --report`); every TU is compiled as the CUDA build compiles it and, where that
      build sets a standard below C++17 (rocPRIM 7 needs 17) and that compile fails, with -std=c++17 too;
-  3. hipify-perl (--perl; translated once, it does not depend on the target) the same way.
+     It is compiled a third time with the flags the converted build passes, where they differ: the
+     CUDA build's flags put through hipify-py's own build-file conversion for that target (the checkout's
+     buildfiles.nvcc_flags; on 7.2 it raises -std below C++17 to 17, HIP405), as a user who converts the
+     build files with the sources gets them;
+  3. hipify-perl (--perl; translated once, it does not depend on the target) the same way (it converts
+     no build files: no third compile).
 Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`;
 a .c TU is C, as its build compiles it: `hipcc -c -w -D__HIP_PLATFORM_AMD__ <flags> -x c TU`.
 
@@ -504,8 +509,43 @@ def hipify_py(code: Path, tree: Path, paths: Sequence[str], env: dict[str, str],
     return data
 
 
+# The build-file conversion of the checkout that translates, applied to one flag list per line of
+# stdin (JSON) for HIP argv[1]: the flags its converted Makefile/CMake line would pass.
+_CONVERT_FLAGS = """
+import json, sys
+from hipify_py.buildfiles.nvcc_flags import translate_flags
+from hipify_py.run.build_targets import build_options
+opts = build_options(["gfx90a"], sys.argv[1])
+for line in sys.stdin:
+    flags = json.loads(line)
+    new, _ = translate_flags(flags, opts, True)
+    print(json.dumps([f for i, p in enumerate(flags) for f in new.get(i, (p,))]))
+"""
+
+
+def converted_flags(code: Path, version: str, flag_lists: Sequence[Sequence[str]]) -> dict:
+    """CUDA build flags -> the flags hipify-py's build-file conversion writes for `version`."""
+    unique = sorted({tuple(f) for f in flag_lists})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run(
+        [sys.executable, "-c", _CONVERT_FLAGS, version],
+        input="".join(json.dumps(list(f)) + "\n" for f in unique),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return {f: tuple(json.loads(line)) for f, line in zip(unique, r.stdout.splitlines(), strict=True)}
+
+
 def tool_record(
-    comp: Compiles, hipcc: str, tree: Path, unit: Unit, context: str, std17: bool
+    comp: Compiles,
+    hipcc: str,
+    tree: Path,
+    unit: Unit,
+    context: str,
+    std17: bool,
+    converted: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], Result]:
     res = comp.compile(hipcc, tree, unit.cuda, unit.flags, context)
     rec: dict[str, Any] = {"build": res.status}
@@ -516,6 +556,11 @@ def tool_record(
         rec["c++17"] = res17.status
         if res17.status != "ok" and res17.first_error != res.first_error:
             rec["first_error_c++17"] = res17.first_error[:300]
+    if converted is not None and tuple(converted) != tuple(unit.flags):
+        resc = comp.compile(hipcc, tree, unit.cuda, converted, context)
+        rec["converted"] = resc.status
+        if resc.status != "ok" and resc.first_error != res.first_error:
+            rec["first_error_converted"] = resc.first_error[:300]
     return rec, res
 
 
@@ -550,6 +595,7 @@ class Task:
     context: str  # the project's commit and the files the translation changed (besides the TUs)
     perl_context: str
     clf: Any  # predict_failures.Classifier over hipify-py's findings
+    converted: Mapping[tuple[str, ...], tuple[str, ...]]  # CUDA build flags -> the converted build's
 
 
 def measure_unit(comp: Compiles, hipcc: str, task: Task) -> dict[str, Any]:
@@ -566,7 +612,7 @@ def measure_unit(comp: Compiles, hipcc: str, task: Task) -> dict[str, Any]:
             rec["ref_c++17"] = comp.compile(
                 hipcc, task.pristine, unit.hip, flags17, f"reference {p.commit}"
             ).status
-    ours, res = tool_record(comp, hipcc, task.tree, unit, task.context, std17)
+    ours, res = tool_record(comp, hipcc, task.tree, unit, task.context, std17, task.converted.get(unit.flags))
     ours.update(finding_record(_pf(), task.clf, p.name, unit, res))
     rec["hipify-py"] = ours
     if task.perl_tree is not None:
@@ -598,6 +644,7 @@ def measure_target(
     env = target_env(version)
     env["HIPIFY_PY_CACHE_DIR"] = str(args.work / f"hipify-py-cache-{version}")
     tasks = []
+    converted = converted_flags(args.code, version, [u.flags for p in projects for u in p.units])
     for p in projects:
         pristine = trees[p.name]
         tree = args.work / "hipify-py" / version / p.name
@@ -607,7 +654,7 @@ def measure_target(
         context = translation_context(p, pristine, tree)
         perl = perl_trees.get(p.name)
         pcontext = translation_context(p, pristine, perl) if perl else ""
-        tasks += [Task(p, u, pristine, tree, perl, context, pcontext, clf) for u in p.units]
+        tasks += [Task(p, u, pristine, tree, perl, context, pcontext, clf, converted) for u in p.units]
     records = []
     with cf.ThreadPoolExecutor(args.j) as pool:
         for rec in pool.map(lambda t: measure_unit(comp, hipcc, t), tasks):
@@ -640,6 +687,11 @@ def summarize(records: Sequence[Mapping[str, Any]], tool: str) -> dict[str, Any]
     out["reachable"] = len(reach)
     out["reachable_ok"] = sum(r[tool]["build"] == "ok" for r in reach)
     out["reachable_ok_c++17"] = sum(r[tool].get("c++17", r[tool]["build"]) == "ok" for r in reach)
+    if tool == "hipify-py":  # as the converted build compiles it (hipify-perl converts no build files)
+        out["reachable_ok_converted"] = sum(r[tool].get("converted", r[tool]["build"]) == "ok" for r in reach)
+        out["no_reference_ok_converted"] = sum(
+            r[tool].get("converted", r[tool]["build"]) == "ok" for r in noref
+        )
     out["no_reference"] = len(noref)
     out["no_reference_ok"] = sum(r[tool]["build"] == "ok" for r in noref)
     out["no_reference_ok_c++17"] = sum(r[tool].get("c++17", r[tool]["build"]) == "ok" for r in noref)
@@ -659,8 +711,9 @@ def pct(k: int, n: int) -> str:
 def table(results: Mapping[str, Mapping[str, Any]]) -> str:
     lines = [
         "| target | tool | reachable TUs compiling (std as the build sets it) | with -std=c++17 |"
+        " with the converted build's flags |"
         " TUs with no HIP version compiling | failing with no error finding | environment (apart) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for version, res in results.items():
         for tool in TOOLS:
@@ -668,9 +721,11 @@ def table(results: Mapping[str, Mapping[str, Any]]) -> str:
             if not s:
                 continue
             nofind = f"{s['failing_no_finding']} of {s['failing']}" if "failing" in s else ""
+            conv = pct(s["reachable_ok_converted"], s["reachable"]) if "reachable_ok_converted" in s else "-"
             lines.append(
                 f"| HIP {version} | {tool} | {pct(s['reachable_ok'], s['reachable'])} | "
                 f"{pct(s['reachable_ok_c++17'], s['reachable'])} | "
+                f"{conv} | "
                 f"{pct(s['no_reference_ok'], s['no_reference'])} | {nofind} | {s['environment']} |"
             )
     return "\n".join(lines)
@@ -754,7 +809,7 @@ def compact(rec: Mapping[str, Any]) -> dict[str, Any]:
         if tool not in rec:
             continue
         t = rec[tool]
-        short = {k: t[k] for k in ("build", "c++17", "finding_in_file") if k in t}
+        short = {k: t[k] for k in ("build", "c++17", "converted", "finding_in_file") if k in t}
         if t["build"] != "ok" and t.get("first_error"):
             short["first_error"] = t["first_error"][:160]
         out[tool] = short

@@ -165,7 +165,7 @@ def test_summary_counts_reachable_apart_from_environment() -> None:
 
     records = [
         rec("ok", "ok", "fail"),
-        rec("ok", "fail", "fail", **{"c++17": "ok"}),  # the build's C++14 fails, C++17 compiles
+        rec("ok", "fail", "fail", **{"c++17": "ok", "converted": "ok"}),  # the build's C++14 fails
         rec("ok", "environment", "fail"),  # apart
         rec("fail", "fail", "fail"),  # the authors' port does not compile: not reachable
         rec(None, "ok", "ok"),
@@ -175,13 +175,27 @@ def test_summary_counts_reachable_apart_from_environment() -> None:
     assert (ours["reachable"], ours["reachable_ok"], ours["reachable_ok_c++17"]) == (2, 1, 2)
     assert (ours["no_reference"], ours["no_reference_ok"], ours["environment"]) == (2, 1, 1)
     assert ours["reference_fails"] == 1
+    assert (ours["reachable_ok_converted"], ours["no_reference_ok_converted"]) == (2, 1)
+    assert "reachable_ok_converted" not in rp.summarize(records, "hipify-perl")  # it converts no build
     assert (ours["failing"], ours["failing_no_finding"]) == (2, 1)
     perl = rp.summarize(records, "hipify-perl")
     # set apart per tool: hipify-perl's compile of the third TU failed for its own reasons
     assert (perl["reachable"], perl["reachable_ok"], perl["environment"]) == (3, 0, 0)
     assert "failing" not in perl
     table = rp.table({"7.2": {"summary": {"hipify-py": ours, "hipify-perl": perl}}})
-    assert "| HIP 7.2 | hipify-py | 1/2 (50%) | 2/2 (100%) | 1/2 (50%) | 1 of 2 | 1 |" in table
+    assert "| HIP 7.2 | hipify-py | 1/2 (50%) | 2/2 (100%) | 2/2 (100%) | 1/2 (50%) | 1 of 2 | 1 |" in table
+    assert "| HIP 7.2 | hipify-perl | 0/3 (0%) | 0/3 (0%) | - |" in table
+
+
+def test_converted_flags_are_the_build_conversions() -> None:
+    """The third compile's flags come from the checkout's own build-file conversion, per target: 7.2's
+    rocPRIM needs C++17 (HIP405 raises the build's standard), 6.4 keeps C++14, nvcc-only flags map."""
+    flags = [("-std=c++14", "-DX", "-Isrc"), ("--std=c++11", "-Xcompiler", "-fopenmp"), ("-std=c++17",)]
+    on72 = rp.converted_flags(ROOT, "7.2", flags)
+    assert on72[flags[0]] == ("-std=c++17", "-DX", "-Isrc")
+    assert on72[flags[1]] == ("-std=c++17", "-fopenmp")
+    assert on72[flags[2]] == ("-std=c++17",)
+    assert rp.converted_flags(ROOT, "6.4", flags[:1])[flags[0]] == flags[0]
 
 
 HELD_OUT = (
