@@ -199,3 +199,24 @@ def test_shipped_programs_stay_known_beside_the_cache(
     monkeypatch.setattr(lazyre, "_program", lambda *_: pytest.fail("a shipped program was compiled"))
     assert store.compile(rb"cuda\w+", 0).findall(b"cudaMalloc(p)") == [b"cudaMalloc"]
     assert set(store.known) == {(rb"cuda\w+", 0), (rb"hip\w+", 0)}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"[1, 2]",  # a list whose length field reads as 540 million: refused before marshal allocates it
+        b"\xdb\xff\xff\xff\x7f",  # the same with FLAG_REF, length 2**31-1
+        b'{"a": 1}',
+        b"\x00",
+    ],
+)
+def test_damaged_cache_files_read_as_none(tmp_path: Path, content: bytes) -> None:
+    """Every cache file of ours (regex programs, mapping tables, the HIP probe) is read through this."""
+    from hipify_py.util.fileio import read_marshal_dict
+
+    path = tmp_path / "cache.marshal"
+    path.write_bytes(content)
+    assert read_marshal_dict(path) is None
+    assert read_marshal_dict(tmp_path / "missing.marshal") is None
+    path.write_bytes(__import__("marshal").dumps({"k": [1, 2]}))
+    assert read_marshal_dict(path) == {"k": [1, 2]}

@@ -39,6 +39,7 @@ from hipify_py.data.schema import (
     Namespace,
 )
 from hipify_py.data.versions import compare_versions, parse_version
+from hipify_py.util.fileio import read_marshal_dict
 from hipify_py.util.locations import GENERATED, HAND_KEPT, PROBED, cache_root, mappings_dir
 from hipify_py.util.locations import generated_dir as generated_dir  # the three folders, for the loaders
 from hipify_py.util.locations import hand_kept_dir as hand_kept_dir
@@ -275,11 +276,8 @@ def _read_cache(digest: str) -> dict[str, Any] | None:
     directory = cache_root()
     if directory is None:
         return None
-    try:
-        payload = marshal.loads(_cache_path(directory, digest).read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    if not isinstance(payload, dict) or payload.get("key") != _cache_key(digest):
+    payload = read_marshal_dict(_cache_path(directory, digest))
+    if payload is None or payload.get("key") != _cache_key(digest):
         return None  # stale or foreign file: rebuild
     return payload
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.util.commands import which
+from hipify_py.util.fileio import read_marshal_dict
 from hipify_py.util.lazyre import lazy
 
 # Where the version came from (Target.origin); the words users see in summaries and reports.
@@ -122,11 +123,7 @@ def _cached_probe(hipcc: Path, cache_dir: Path | None, probe: bool = True) -> In
     cache_file = cache_dir / _CACHE_FILE if cache_dir is not None else None
     known: dict[str, dict[str, str]] = {}
     if cache_file is not None:
-        try:
-            loaded = marshal.loads(cache_file.read_bytes())
-            known = loaded if isinstance(loaded, dict) else {}
-        except (OSError, ValueError, EOFError, TypeError):  # why all: marshal's errors for a damaged file
-            known = {}
+        known = read_marshal_dict(cache_file) or {}
         hit = known.get(key)
         if isinstance(hit, dict) and {"version", "full", "where"} <= hit.keys():
             return Installed(hit["version"], hit["full"], hit["where"])

@@ -284,3 +284,22 @@ def remove_stale_temps(directories: Iterable[Path]) -> list[Path]:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
     return removed
+
+
+def read_marshal_dict(path: Path | str) -> dict | None:
+    """A cache file of ours (a marshal'd dict), or None when it is missing, damaged or foreign.
+
+    why the first-byte check: every cache file is a dict, and a damaged one starting like a list or a
+    string makes marshal allocate what its length field says (4 GB for the text `[1, 2]`) before it fails.
+    """
+    import marshal
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()  # why not marshal.load: it reads in tiny pieces
+        if data[:1] not in (b"{", b"\xfb"):  # TYPE_DICT, without or with FLAG_REF
+            return None
+        loaded = marshal.loads(data)
+    except (OSError, ValueError, EOFError, TypeError, MemoryError):  # marshal's errors for a damaged file
+        return None
+    return loaded if isinstance(loaded, dict) else None

@@ -105,16 +105,11 @@ class ProgramStore:
 
     @staticmethod
     def _read(path: Any) -> dict[tuple[Any, int], Program]:
-        import marshal
+        from hipify_py.util.fileio import read_marshal_dict
 
         if path is None:
             return {}
-        try:
-            with open(path, "rb") as handle:
-                data = marshal.loads(handle.read())  # why not marshal.load: it reads in tiny pieces
-        except Exception:  # why so broad: missing, damaged or foreign: start empty
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_marshal_dict(path) or {}
 
     def compile(self, pattern: str | bytes, flags: int) -> re.Pattern[Any]:
         import _sre
