@@ -701,6 +701,10 @@ def summarize(records: Sequence[Mapping[str, Any]], tool: str) -> dict[str, Any]
         failing = [r for r in reach + noref if r[tool]["build"] != "ok"]
         out["failing_no_finding"] = sum(not r[tool].get("finding_in_file") for r in failing)
         out["failing"] = len(failing)
+        # the same once the build files are converted (the finding is the as-built compile's)
+        failing = [r for r in failing if r[tool].get("converted", r[tool]["build"]) != "ok"]
+        out["failing_converted_no_finding"] = sum(not r[tool].get("finding_in_file") for r in failing)
+        out["failing_converted"] = len(failing)
     return out
 
 

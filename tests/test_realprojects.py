@@ -178,6 +178,7 @@ def test_summary_counts_reachable_apart_from_environment() -> None:
     assert (ours["reachable_ok_converted"], ours["no_reference_ok_converted"]) == (2, 1)
     assert "reachable_ok_converted" not in rp.summarize(records, "hipify-perl")  # it converts no build
     assert (ours["failing"], ours["failing_no_finding"]) == (2, 1)
+    assert (ours["failing_converted"], ours["failing_converted_no_finding"]) == (1, 0)
     perl = rp.summarize(records, "hipify-perl")
     # set apart per tool: hipify-perl's compile of the third TU failed for its own reasons
     assert (perl["reachable"], perl["reachable_ok"], perl["environment"]) == (3, 0, 0)
