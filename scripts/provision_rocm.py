@@ -42,6 +42,7 @@ PACKAGES = (
     "libhipcub-dev",
     "librocthrust-dev",
     "libhipblas-dev",
+    "librocblas-dev",  # projects whose HIP backend calls rocBLAS directly (BLAS++, SLATE); headers only
     "libhiprand-dev",
     "libhipsparse-dev",
     "libhipfft-dev",
