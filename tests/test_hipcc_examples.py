@@ -49,6 +49,7 @@ EVERY_RELEASE = (
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",
     "mixed/if_branch_definition.cu",
+    "pointer_attributes/memory_type.cu",  # `type` or `memoryType`, as each release's struct names it
 )
 
 
