@@ -50,6 +50,8 @@ EVERY_RELEASE = (
     "mixed/else_branch_definition.cu",
     "mixed/if_branch_definition.cu",
     "pointer_attributes/memory_type.cu",  # `type` or `memoryType`, as each release's struct names it
+    "cxx/mixed_minmax.cu",
+    "cxx/mixed_minmax_negative.cu",
 )
 
 
