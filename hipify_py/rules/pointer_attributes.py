@@ -8,6 +8,8 @@ mappings/probed/hip-device-props-<version>.yaml). So `attrs.type` does not compi
 (or hipPointerAttribute_t), the member is renamed to the one the target has (HIP151). A `memoryType`
 read whose object's type the file does not state, or one in the project's own HIP branch (left alone),
 is reported with the fix (HIP152). `.type` with no known owner is not reported: the name is too common.
+HIP 5.x numbers its hipMemoryType enumerators differently from CUDA (Host = 0, Device = 1; CUDA and HIP 6:
+Host = 1, Device = 2): code comparing the member with the enumerators is right on both, with numbers not.
 """
 
 from __future__ import annotations
@@ -125,7 +127,9 @@ DECLARED = declare(
             "hipPointerAttribute_t has only `memoryType`; HIP 6.0 renamed it `type`. Where the object is "
             "declared a cudaPointerAttributes (or hipPointerAttribute_t) in the file, the member is written "
             "as the target's struct names it (probed per release: scripts/probe_device_props.py, "
-            "`pointer_attribute_fields` of mappings/probed/hip-device-props-<version>.yaml).",
+            "`pointer_attribute_fields` of mappings/probed/hip-device-props-<version>.yaml). HIP 5.x "
+            "numbers hipMemoryType from 0 (Host = 0, Device = 1), CUDA and HIP 6 from Unregistered = 0 "
+            "(Host = 1, Device = 2): compare the member with the enumerators, not with numbers.",
         ),
         Rule(
             "HIP152",
