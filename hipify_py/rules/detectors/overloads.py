@@ -161,6 +161,7 @@ DECLARED = declare(
     ),
     fixtures=(
         "overloads/missing_overload*",
+        "overloads/atomic_minmax_signed64*",
         "overloads_hip63",
     ),
 )
