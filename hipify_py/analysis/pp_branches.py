@@ -424,7 +424,36 @@ def _opened(source: bytes, first: Branches) -> dict[int, Value]:
             continue
         if error_branch(source, end, bool(amd)) is not None and error_branch(source, end, not amd) is None:
             opened[start] = amd
+            newer = newer_toolkit_elif(source, end) if amd else None
+            if newer is not None:
+                opened[newer] = False  # ROCm takes it, as current toolkits do (HIP145 opens it too)
     return opened
+
+
+# `#elif CUDART_VERSION >= 11050`: a branch for toolkits from that version on
+_NEWER_TEST = lazy(rb"\s*\(?\s*(?:" + _VERSION_MACROS.pattern + rb")\s*>=?\s*\d+[uUlL]*\s*\)?\s*")
+
+
+def newer_toolkit_elif(source: bytes, line_end: int) -> int | None:
+    """`#ifndef CUDART_VERSION / #error / #elif CUDART_VERSION >= N`: once ROCm skips the #error branch
+    (the macro is undefined under hipcc), the `#elif` right after it, a test for toolkits from version N
+    on, is false there too and ROCm would fall to the branch for old toolkits. Its line start, or None."""
+    depth = 0
+    for m in _GROUP_LINE.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and kind == b"elif":
+            end = _logical_end(source, m.end())
+            condition = _COMMENT.sub(b" ", source[m.end() : end])
+            return m.start() if _NEWER_TEST.fullmatch(condition) else None
+        elif depth == 0 and kind != b"error":
+            return None
+    return None
 
 
 def _analyse(source: bytes, known_undefined: frozenset[bytes], opened: Mapping[int, Value]) -> Branches:

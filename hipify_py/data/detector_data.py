@@ -221,6 +221,16 @@ OVERLOAD_GAPS = (
         "HIP's atomicAdd takes int, unsigned, unsigned long long, float and double pointers, not 16-bit "
         "floating-point ones: use atomicCAS on the 32-bit word, or accumulate in float",
     ),
+    OverloadGap(
+        (b"atomicMax", b"atomicMin", b"atomicMax_system", b"atomicMin_system"),
+        0,
+        True,
+        frozenset((b"long long", b"long long int", b"signed long long", b"signed long long int")),
+        # CUDA's atomicMax/atomicMin(long long*, long long) (sm_35+): not in HIP 5.2, in 6.4/7.2 (checked)
+        "5.2",
+        "HIP 5.2's atomicMax/atomicMin take int, unsigned, unsigned long long and float pointers, not signed "
+        "64-bit ones (ROCm 6 has them): loop on atomicCAS comparing as long long, or target ROCm 6+",
+    ),
 )
 
 # Whole inline-PTX statements with an exact HIP builtin (PTX ISA: `trap` aborts the kernel as CUDA's

@@ -41,17 +41,25 @@ def open_version_errors(ctx: Context) -> RuleResult:
         amd = bool(opened[start])
         macro = VERSION_MACRO.search(src, start, end)
         at = error_branch(src, end, amd)
+        newer = at is None and kind == b"elif" and not amd  # the `#elif X >= N` after an opened #error test
         edit = _rewrite(src, start, end, kind, condition, amd)
-        if edit is None or macro is None or at is None:
+        if edit is None or macro is None or (at is None and not newer):
             continue
         result.edits.append(edit)
         name = macro.group().decode()
-        line = ctx.lines.line_col(at)[0]
-        way = "skips its branch" if amd else "takes the branch without it"
-        message = (
-            f"`{name}` is undefined under hipcc, so this test would stop the build at the #error on line "
-            f"{line}: ROCm now {way} ({_AMD} added); check that the code it selects exists in HIP"
-        )
+        if at is None:
+            message = (
+                f"`{name}` is undefined under hipcc and the test before this one, which required it, now "
+                f"lets ROCm through: ROCm takes this branch for current toolkits ({_AMD} added), not the "
+                "one for old toolkits after it; check that the code it selects exists in HIP"
+            )
+        else:
+            line = ctx.lines.line_col(at)[0]
+            way = "skips its branch" if amd else "takes the branch without it"
+            message = (
+                f"`{name}` is undefined under hipcc, so this test would stop the build at the #error on line "
+                f"{line}: ROCm now {way} ({_AMD} added); check that the code it selects exists in HIP"
+            )
         result.diagnostics.append(ctx.diag("HIP145", macro.start(), macro.end(), message))
         result.settled.append((start, end, frozenset({"HIP224", "HIP301"})))
         result.counts["version tests"] += 1
@@ -96,7 +104,10 @@ DECLARED = declare(
             "something else, so the test is not translated to one: the condition gets `|| "
             "defined(__HIP_PLATFORM_AMD__)` (`&& !defined(__HIP_PLATFORM_AMD__)` where the #error is in its "
             "own branch) and ROCm takes the branch without the #error, as current CUDA toolkits do; HIP's "
-            "NVIDIA platform still tests CUDA's macros. Not done where both ways reach an #error.",
+            "NVIDIA platform still tests CUDA's macros. Not done where both ways reach an #error. Where the "
+            "opened test is `#ifndef CUDART_VERSION / #error` and the `#elif` after it tests for toolkits "
+            "from some version on (`#elif CUDART_VERSION >= 11050`), that test is opened too, so ROCm "
+            "takes the current toolkits' branch and not the old toolkits' `#else`.",
         ),
     ),
     fixtures=("detectors/version_error_branch*", "version_errors/*/*"),

@@ -19,9 +19,11 @@ from hipify_py.rules.detectors.common import Scan
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
+# the type may be several words (`(long long*)p`, `(unsigned int)x`)
 _CAST = lazy(
-    rb"\(\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*\)"
-    rb"|(?:reinterpret_cast|static_cast|const_cast)\s*<\s*(?:const\s+)?(\w+)\s*(?:const\s*)?(\*?)\s*>"
+    rb"\(\s*(?:const\s+)?(\w+(?:[ \t]+(?!const\b)\w+)*)\s*(?:const\s*)?(\*?)\s*\)"
+    rb"|(?:reinterpret_cast|static_cast|const_cast)\s*<\s*(?:const\s+)?(\w+(?:[ \t]+(?!const\b)\w+)*)\s*"
+    rb"(?:const\s*)?(\*?)\s*>"
 )
 _VALUE = lazy(rb"(\w+)(\s*\[[^\[\]]*\])?")
 # `&x`, `&x[i]`, `x`, `x + i * n`, `x + i % n` (an offset of a pointer keeps its type)
@@ -61,7 +63,7 @@ def spelled_type(ctx: Context, arg: bytes, at: int, pointer: bool) -> bytes | No
     cast = _CAST.match(arg)
     if cast is not None:
         name, star = (cast.group(1), cast.group(2)) if cast.group(1) else (cast.group(3), cast.group(4))
-        return name if bool(star) == pointer else None
+        return b" ".join(name.split()) if bool(star) == pointer else None
     if pointer:
         m = _POINTER.fullmatch(arg)
         if m is None:
@@ -139,7 +141,7 @@ def uint3_for_dim3(ctx: Context, scan: Scan) -> Iterator[re.Match[bytes]]:
 # What this module gives the rule registry (hipify_py/rules/registry.py)
 DECLARED = declare(
     __name__,
-    detect=((100, overload_gaps, (b"__shfl", b"atomicAdd")),),
+    detect=((100, overload_gaps, (b"__shfl", b"atomicAdd", b"atomicMax", b"atomicMin")),),
     texts=(
         Rule(
             "HIP215",
@@ -149,7 +151,8 @@ DECLARED = declare(
             "Convert the argument to a type HIP's overloads take (shuffle a 16-bit float's bits as an int, "
             "accumulate in float), or raise --hip-version if a newer HIP has the overload.",
             "CUDA overloads some device functions for 16-bit floating-point types (`__shfl_xor(half2, "
-            "int)`, `atomicAdd(__half2 *, __half2)`) that HIP's headers do not declare for the target "
+            "int)`, `atomicAdd(__half2 *, __half2)`) and signed 64-bit integers (`atomicMax(long long *, "
+            "long long)`, not in HIP 5.2) that HIP's headers do not declare for the target "
             "release: the call fails with `no matching function` or `ambiguous`. Reported only where the "
             "code spells the type (a cast in the argument, the declaration of the named variable in the "
             "function or at file scope), for HIP releases checked to lack the overload "
@@ -158,6 +161,7 @@ DECLARED = declare(
     ),
     fixtures=(
         "overloads/missing_overload*",
+        "overloads/atomic_minmax_signed64*",
         "overloads_hip63",
     ),
 )
