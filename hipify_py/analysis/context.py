@@ -142,11 +142,11 @@ class Context:
         # HIP147 opens tests of the toolkit's version for targets past ROCm 6.0's API cleanup (where HIP
         # followed CUDA 11's removals: hipPointerAttribute_t's memoryType became type, see the probed
         # mappings/probed/hip-identifiers-*.yaml)
-        current = not self.target or compare_versions(self.target, CURRENT_TOOLKITS_HIP) >= 0
+        hip6 = not self.target or compare_versions(self.target, CURRENT_TOOLKITS_HIP) >= 0
         if unmapped:
             own = set(_DEFINED_NAME.findall(self.source))
-            return dead_branches(self.source, frozenset(unmapped) - own, current)
-        return dead_branches(self.source, current=current)
+            return dead_branches(self.source, frozenset(unmapped) - own, hip6)
+        return dead_branches(self.source, hip6=hip6)
 
     @property
     def root(self) -> Node:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from hipify_py.analysis.version_tests import TOOLKIT_COMPARE, current_toolkits_differ
+from hipify_py.analysis.version_tests import TOOLKIT_COMPARE, choices_to_open, current_toolkits_differ
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
     LIBRARY_VERSION_MACROS,
@@ -321,18 +321,9 @@ def _logical_end(source: bytes, pos: int) -> int:
     return len(source) if end == -1 else end
 
 
-_BOM = b"\xef\xbb\xbf"
-_DIRECTIVE_AFTER_BOM = lazy(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")  # _DIRECTIVE less its ^
-
-
 def directives(source: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
     """(line start, line end, kind, condition text) of each conditional directive."""
-    matches = line_matches(_DIRECTIVE, source)
-    if source.startswith(_BOM):  # a directive on the first line of a file with a BOM, as the detectors see it
-        first = _DIRECTIVE_AFTER_BOM.match(source, len(_BOM))
-        if first is not None:
-            matches.insert(0, first)
-    for m in matches:
+    for m in line_matches(_DIRECTIVE, source):
         end = _logical_end(source, m.end())
         yield m.start(), end, m.group(1), source[m.end() : end]
 
@@ -411,32 +402,33 @@ def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
     return None
 
 
-def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), current: bool = False) -> Branches:
+def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
     A CUDA version test whose branch under hipcc reaches an `#error` while the other branch does not
     (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
-    way and hipcc the other (HIP147, only where `current`: a target HIP that followed CUDA's removals),
-    is taken the other way (rules/version_errors.py rewrites it so): `Branches.opened`."""
+    way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0), is taken the other
+    way (rules/version_errors.py rewrites it so): `Branches.opened`."""
     first = _analyse(source, known_undefined, {})
-    if _ERROR_LINE.search(source) is None and (not current or TOOLKIT_COMPARE.search(source) is None):
+    if _ERROR_LINE.search(source) is None and (not hip6 or TOOLKIT_COMPARE.search(source) is None):
         return first
-    opened = _opened(source, first, current)
+    opened = _opened(source, first, hip6)
     result = first
     for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
         if not opened:
             break
         result = _analyse(source, known_undefined, opened)
-        more = {k: v for k, v in _opened(source, result, current).items() if k not in opened}
+        more = {k: v for k, v in _opened(source, result, hip6).items() if k not in opened}
         if not more:
             break
         opened = {**opened, **more}
     return result
 
 
-def _opened(source: bytes, first: Branches, current: bool) -> dict[int, Value]:
+def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
     """Directive line start -> its value under hipcc, for the version tests the translation opens."""
     opened: dict[int, Value] = {}
+    toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
     for start, end, kind, text in directives(source):
         amd = first.amd.get(start)
         if amd is None or kind == b"else" or start in first.shadowed or not _VERSION_MACROS.search(text):
@@ -445,10 +437,11 @@ def _opened(source: bytes, first: Branches, current: bool) -> dict[int, Value]:
             continue
         if error_branch(source, end, not amd) is not None:
             continue  # never into an #error
-        if error_branch(source, end, bool(amd)) is not None or (
-            current and current_toolkits_differ(first, start, text)
-        ):
+        if error_branch(source, end, bool(amd)) is not None:
             opened[start] = amd
+        elif hip6 and kind == b"if" and current_toolkits_differ(first, start, text):
+            toolkit.append((start, end, text, amd))
+    opened.update(choices_to_open(source, toolkit))
     return opened
 
 
@@ -516,13 +509,13 @@ def _close(frame: list[object], at: int, result: Branches) -> None:
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), current: bool = False) -> Branches:
+def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
 
     `undefined`: more macros known to be undefined under hipcc (guards of CUDA headers that have no
-    HIP counterpart, mappings/guards.yaml). `current`: see `analyse`."""
-    first = analyse(source, undefined, current)
+    HIP counterpart, mappings/guards.yaml). `hip6`: see `analyse`."""
+    first = analyse(source, undefined, hip6)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -531,7 +524,7 @@ def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), curr
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined, current) if only_dead else first
+    return analyse(source, only_dead | undefined, hip6) if only_dead else first
 
 
 # -- branches live only under a build option ----------------------------------------------------
