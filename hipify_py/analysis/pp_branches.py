@@ -439,7 +439,7 @@ def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
             continue  # never into an #error
         if error_branch(source, end, bool(amd)) is not None:
             opened[start] = amd
-        elif hip6 and kind == b"if" and current_toolkits_differ(first, start, text):
+        elif hip6 and kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
             toolkit.append((start, end, text, amd))
     opened.update(choices_to_open(source, toolkit))
     return opened

@@ -15,12 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from hipify_py.util.lazyre import lazy
-
-if TYPE_CHECKING:
-    from hipify_py.analysis.pp_branches import Branches
 
 # a comparison of the CUDA toolkit's own version (not a library's: its value is unknown here, and a
 # presence test such as `#ifdef CUDART_VERSION` says "built with CUDA", not which CUDA)
@@ -28,12 +24,11 @@ _TOOLKIT = rb"(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR)__|__CU
 TOOLKIT_COMPARE = lazy(rb"\b" + _TOOLKIT + rb"\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*\b" + _TOOLKIT)
 
 
-def current_toolkits_differ(branches: Branches, start: int, text: bytes) -> bool:
-    """The condition at `start` compares the CUDA toolkit's version, every current toolkit (11.8-13.0)
-    decides it the same way and hipcc, where the macro is undefined, the other way (HIP147)."""
+def current_toolkits_differ(amd: int | None, nvidia: set[int | None] | None, text: bytes) -> bool:
+    """The condition `text` compares the CUDA toolkit's version, every current toolkit (11.8-13.0)
+    decides it the same way (`nvidia`) and hipcc, where the macro is undefined, the other way (`amd`)."""
     if TOOLKIT_COMPARE.search(text) is None or b"\\\n" in text:  # a continued line is not rewritten
         return False
-    amd, nvidia = branches.amd.get(start), branches.nvidia.get(start)
     if amd is None or not nvidia or None in nvidia:
         return False
     return {bool(v) for v in nvidia} == {not amd}
