@@ -8,7 +8,9 @@
 benchmarks/realprojects.yaml lists the projects (repository, commit, the TUs as the project builds them,
 their flags, the authors' own HIP version of each TU where one exists, and the TUs left out with why).
 The sources are never committed: each project is read from a bare git mirror
-(MIRRORS/<owner>+<name>/repo, as the search tool's fetch makes them) at the pinned commit.
+(MIRRORS/<owner>+<name>/repo, as the search tool's fetch makes them) at the pinned commit, with its
+`overlays:` (other repositories, e.g. submodules at the pinned commits) extracted into the tree and its
+`files:` (small headers of our own in place of those a configure step generates) written in.
 
 For each target (the host's hipcc for 5.2; the prefix scripts/provision_rocm.py made, first on PATH,
 for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hip-version given):
