@@ -8,7 +8,9 @@
 benchmarks/realprojects.yaml lists the projects (repository, commit, the TUs as the project builds them,
 their flags, the authors' own HIP version of each TU where one exists, and the TUs left out with why).
 The sources are never committed: each project is read from a bare git mirror
-(MIRRORS/<owner>+<name>/repo, as the search tool's fetch makes them) at the pinned commit.
+(MIRRORS/<owner>+<name>/repo, as the search tool's fetch makes them) at the pinned commit, with its
+`overlays:` (other repositories, e.g. submodules at the pinned commits) extracted into the tree and its
+`files:` (small headers of our own in place of those a configure step generates) written in.
 
 For each target (the host's hipcc for 5.2; the prefix scripts/provision_rocm.py made, first on PATH,
 for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hip-version given):
@@ -119,6 +121,9 @@ class Project:
     # (repo, commit, folder): another repository extracted into the tree at folder, for a HIP
     # version the authors keep in a repository of its own (rocThrust's port of Thrust's examples)
     overlays: tuple[tuple[str, str, str], ...] = ()
+    # (path, text): a small file of our own written into the tree, for a header the project's
+    # configure step generates (blaspp's blas/defines.h from defines.h.in): never third-party text
+    files: tuple[tuple[str, str], ...] = ()
 
     def mirror(self, mirrors: Path) -> Path:
         return mirrors / self.repo.replace("/", "+") / "repo"
@@ -187,6 +192,7 @@ def parse_corpus(data: Mapping[str, Any]) -> list[Project]:
                 excluded,
                 entry.get("note", ""),
                 tuple((o["repo"], str(o["commit"]), o["path"]) for o in entry.get("overlays", [])),
+                tuple((f["path"], f["text"]) for f in entry.get("files", [])),
             )
         )
     names = [p.name for p in projects]
@@ -269,6 +275,8 @@ def extract(project: Project, mirrors: Path, dest: Path) -> Path:
     """The pristine tree of `project` at its commit, its overlays in their folders (kept in WORK/src
     and reused)."""
     stamp = "".join(f"+{Path(folder).name}-{commit[:8]}" for _, commit, folder in project.overlays)
+    if project.files:
+        stamp += "+files-" + files_key(project)[:8]
     out = dest / f"{project.name}-{project.commit[:12]}{stamp}"
     if (out / ".complete").is_file():
         return out
@@ -281,6 +289,9 @@ def extract(project: Project, mirrors: Path, dest: Path) -> Path:
         if not mirror.is_dir():
             raise SystemExit(f"{project.name}: no mirror at {mirror} (fetch github:{repo})")
         write_commit(mirror, commit, into)
+    for rel, text in project.files:
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
     (out / ".complete").write_text(project.commit + "\n")
     return out
 
@@ -603,14 +614,14 @@ def measure_unit(comp: Compiles, hipcc: str, task: Task) -> dict[str, Any]:
     rec: dict[str, Any] = {"project": p.name, "tu": unit.cuda, "hip": unit.hip}
     std17 = below_cxx17(std_of(unit.flags))
     if unit.hip:
-        ref = comp.compile(hipcc, task.pristine, unit.hip, unit.ref_flags, f"reference {p.commit}")
+        ref = comp.compile(hipcc, task.pristine, unit.hip, unit.ref_flags, reference_context(p))
         rec["ref"] = ref.status
         if ref.first_error:
             rec["ref_error"] = ref.first_error[:300]
         if ref.status == "fail" and below_cxx17(std_of(unit.ref_flags)):
             flags17 = with_std(unit.ref_flags, "c++17")
             rec["ref_c++17"] = comp.compile(
-                hipcc, task.pristine, unit.hip, flags17, f"reference {p.commit}"
+                hipcc, task.pristine, unit.hip, flags17, reference_context(p)
             ).status
     ours, res = tool_record(comp, hipcc, task.tree, unit, task.context, std17, task.converted.get(unit.flags))
     ours.update(finding_record(_pf(), task.clf, p.name, unit, res))
@@ -620,12 +631,24 @@ def measure_unit(comp: Compiles, hipcc: str, task: Task) -> dict[str, Any]:
     return rec
 
 
+def reference_context(project: Project) -> str:
+    """The cache context of the authors' HIP TUs: the commit and the files written in."""
+    return f"reference {project.commit}" + (f" {files_key(project)}" if project.files else "")
+
+
+def files_key(project: Project) -> str:
+    return cache_key(*(f"{path}\0{text}" for path, text in project.files))
+
+
 def translation_context(project: Project, pristine: Path, tree: Path) -> str:
     """The cache context of a translated project: its commit and every file the translation changed
-    except the TUs themselves (their text is part of each key)."""
+    except the TUs themselves (their text is part of each key), and the files written in."""
     tus = {u.cuda for u in project.units}
     changed = changed_files(pristine, tree, project.translate)
-    return json.dumps([project.commit, {k: v for k, v in changed.items() if k not in tus}], sort_keys=True)
+    parts: list[Any] = [project.commit, {k: v for k, v in changed.items() if k not in tus}]
+    if project.files:
+        parts.append([list(f) for f in project.files])
+    return json.dumps(parts, sort_keys=True)
 
 
 def measure_target(

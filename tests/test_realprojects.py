@@ -103,6 +103,14 @@ def test_corpus_overlays(tmp_path: Path) -> None:
     tree = rp.extract(p, tmp_path / "mirrors", tmp_path / "src")
     assert (tree / "ex/a.cu").read_text() == "cuda\n"
     assert (tree / "port/ex/a.cu").read_text() == "hip\n"
+    # `files:`: a generated config header written in; its text is part of the tree's name and of the
+    # reference compiles' cache context
+    corpus["projects"][0]["files"] = [{"path": "inc/defines.h", "text": "#define X 1\n"}]
+    (q,) = rp.parse_corpus(corpus)
+    assert q.files == (("inc/defines.h", "#define X 1\n"),)
+    tree2 = rp.extract(q, tmp_path / "mirrors", tmp_path / "src")
+    assert tree2 != tree and (tree2 / "inc/defines.h").read_text() == "#define X 1\n"
+    assert rp.reference_context(q) != rp.reference_context(p) == f"reference {cuda}"
 
 
 def test_corpus_rejects_duplicates() -> None:

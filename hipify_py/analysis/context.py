@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from hipify_py.analysis.defines import define_lines
 from hipify_py.data.tables import Tables, identifiers_of
+from hipify_py.data.versions import compare_versions
 from hipify_py.engine import lexer
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.options import Options
@@ -22,6 +23,9 @@ from hipify_py.util.lazyattr import cached
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
+# the first HIP whose runtime API follows CUDA 11's removals (ROCm 6.0): version tests every current
+# CUDA toolkit decides alike are opened for it and later (HIP147, rules/version_errors.py)
+CURRENT_TOOLKITS_HIP = "6.0"
 _DEFINED_NAME = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 _NEGATION = lazy(rb"!\s*(?:defined\b|\w)")
 _RULE_ID = lazy(r"[A-Z]+\d+")
@@ -135,10 +139,14 @@ class Context:
         # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
         # unless this file defines them itself
         unmapped = self.tables.unmapped_guards & self.identifiers
+        # HIP147 opens tests of the toolkit's version for targets past ROCm 6.0's API cleanup (where HIP
+        # followed CUDA 11's removals: hipPointerAttribute_t's memoryType became type, see the probed
+        # mappings/probed/hip-identifiers-*.yaml)
+        hip6 = not self.target or compare_versions(self.target, CURRENT_TOOLKITS_HIP) >= 0
         if unmapped:
             own = set(_DEFINED_NAME.findall(self.source))
-            return dead_branches(self.source, frozenset(unmapped) - own)
-        return dead_branches(self.source)
+            return dead_branches(self.source, frozenset(unmapped) - own, hip6)
+        return dead_branches(self.source, hip6=hip6)
 
     @property
     def root(self) -> Node:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
+from hipify_py.analysis.version_tests import TOOLKIT_COMPARE, choices_to_open, current_toolkits_differ
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
     LIBRARY_VERSION_MACROS,
@@ -401,32 +402,49 @@ def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
     return None
 
 
-def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset()) -> Branches:
+def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
     A CUDA version test whose branch under hipcc reaches an `#error` while the other branch does not
-    is taken the other way (rules/version_errors.py rewrites it so, HIP145): `Branches.opened`."""
+    (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
+    way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0), is taken the other
+    way (rules/version_errors.py rewrites it so): `Branches.opened`."""
     first = _analyse(source, known_undefined, {})
-    if _ERROR_LINE.search(source) is None:
+    if _ERROR_LINE.search(source) is None and (not hip6 or TOOLKIT_COMPARE.search(source) is None):
         return first
-    opened = _opened(source, first)
-    return _analyse(source, known_undefined, opened) if opened else first
+    opened = _opened(source, first, hip6)
+    result = first
+    for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
+        if not opened:
+            break
+        result = _analyse(source, known_undefined, opened)
+        more = {k: v for k, v in _opened(source, result, hip6).items() if k not in opened}
+        if not more:
+            break
+        opened = {**opened, **more}
+    return result
 
 
-def _opened(source: bytes, first: Branches) -> dict[int, Value]:
+def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
     """Directive line start -> its value under hipcc, for the version tests the translation opens."""
     opened: dict[int, Value] = {}
+    toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
     for start, end, kind, text in directives(source):
         amd = first.amd.get(start)
         if amd is None or kind == b"else" or start in first.shadowed or not _VERSION_MACROS.search(text):
             continue
         if HIP_PLATFORM_MACRO.search(text) or any(a <= start < b for a, b in first.dead):
             continue
-        if error_branch(source, end, bool(amd)) is not None and error_branch(source, end, not amd) is None:
+        if error_branch(source, end, not amd) is not None:
+            continue  # never into an #error
+        if error_branch(source, end, bool(amd)) is not None:
             opened[start] = amd
             newer = newer_toolkit_elif(source, end) if amd else None
             if newer is not None:
                 opened[newer] = False  # ROCm takes it, as current toolkits do (HIP145 opens it too)
+        elif hip6 and kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
+            toolkit.append((start, end, text, amd))
+    opened.update(choices_to_open(source, toolkit))
     return opened
 
 
@@ -520,13 +538,13 @@ def _close(frame: list[object], at: int, result: Branches) -> None:
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset()) -> Branches:
+def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
 
     `undefined`: more macros known to be undefined under hipcc (guards of CUDA headers that have no
-    HIP counterpart, mappings/guards.yaml)."""
-    first = analyse(source, undefined)
+    HIP counterpart, mappings/guards.yaml). `hip6`: see `analyse`."""
+    first = analyse(source, undefined, hip6)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -535,7 +553,7 @@ def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset()) -> B
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined) if only_dead else first
+    return analyse(source, only_dead | undefined, hip6) if only_dead else first
 
 
 # -- branches live only under a build option ----------------------------------------------------

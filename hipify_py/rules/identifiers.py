@@ -478,5 +478,6 @@ DECLARED = declare(
         "device",
         "macros",
         "hip_version",
+        "fp4",
     ),
 )

@@ -10,6 +10,14 @@ the branch without the `#error`, whose CUDA names the other rules translate or r
 them. HIP's NVIDIA platform still tests CUDA's own macros. Reported as HIP145 (warning) in place of
 HIP224/HIP301; a condition whose both branches reach an `#error`, or which already tests a HIP macro,
 is left alone.
+
+The same for a comparison of the CUDA toolkit's version (CUDA_VERSION, CUDART_VERSION,
+__CUDACC_VER_MAJOR__, ...) that every current toolkit (11.8-13.0) decides one way and hipcc the other
+(HIP147): `#if CUDA_VERSION >= 11000 attr.type #else attr.memoryType #endif`. The other branch is code for
+toolkits older than any supported one, written against APIs CUDA has removed since (cudaPointerAttributes'
+memoryType, the legacy cuSPARSE csrmv, ...) and HIP followed; ROCm now compiles what current CUDA
+compiles. Library version macros are left alone (their values are unknown here), as are presence tests
+(`#ifdef CUDART_VERSION`: "built with CUDA").
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ _AMD = "defined(__HIP_PLATFORM_AMD__)"
 def open_version_errors(ctx: Context) -> RuleResult:
     result = RuleResult()
     src = ctx.source
-    if b"error" not in src or VERSION_MACRO.search(src) is None:
+    if VERSION_MACRO.search(src) is None:
         return result
     opened = ctx.branches.opened  # pp_branches decides which tests go the other way (the detectors agree)
     if not opened:
@@ -43,24 +51,34 @@ def open_version_errors(ctx: Context) -> RuleResult:
         at = error_branch(src, end, amd)
         newer = at is None and kind == b"elif" and not amd  # the `#elif X >= N` after an opened #error test
         edit = _rewrite(src, start, end, kind, condition, amd)
-        if edit is None or macro is None or (at is None and not newer):
+        if edit is None or macro is None:
             continue
-        result.edits.append(edit)
         name = macro.group().decode()
-        if at is None:
+        if at is not None:
+            line = ctx.lines.line_col(at)[0]
+            way = "skips its branch" if amd else "takes the branch without it"
+            code = "HIP145"
+            message = (
+                f"`{name}` is undefined under hipcc, so this test would stop the build at the #error on "
+                f"line {line}: ROCm now {way} ({_AMD} added); check that the code it selects exists in HIP"
+            )
+        elif newer:  # the `#elif X >= N` after an opened #error test (pp_branches.newer_toolkit_elif)
+            code = "HIP145"
             message = (
                 f"`{name}` is undefined under hipcc and the test before this one, which required it, now "
                 f"lets ROCm through: ROCm takes this branch for current toolkits ({_AMD} added), not the "
                 "one for old toolkits after it; check that the code it selects exists in HIP"
             )
-        else:
-            line = ctx.lines.line_col(at)[0]
-            way = "skips its branch" if amd else "takes the branch without it"
+        else:  # opened for HIP147 (pp_branches.current_toolkits_differ)
+            way = "false" if amd else "true"
+            code = "HIP147"
             message = (
-                f"`{name}` is undefined under hipcc, so this test would stop the build at the #error on line "
-                f"{line}: ROCm now {way} ({_AMD} added); check that the code it selects exists in HIP"
+                f"`{name}` is undefined under hipcc, where this test is the opposite of every current CUDA "
+                f"toolkit's (11.8-13.0): ROCm now takes their branch ({way} with {_AMD}); the other is code "
+                "for older toolkits"
             )
-        result.diagnostics.append(ctx.diag("HIP145", macro.start(), macro.end(), message))
+        result.edits.append(edit)
+        result.diagnostics.append(ctx.diag(code, macro.start(), macro.end(), message))
         result.settled.append((start, end, frozenset({"HIP224", "HIP301"})))
         result.counts["version tests"] += 1
     return result
@@ -109,6 +127,24 @@ DECLARED = declare(
             "from some version on (`#elif CUDART_VERSION >= 11050`), that test is opened too, so ROCm "
             "takes the current toolkits' branch and not the old toolkits' `#else`.",
         ),
+        Rule(
+            "HIP147",
+            "version-test-current-toolkits",
+            Severity.WARNING,
+            "A CUDA toolkit version test that hipcc decides unlike every current toolkit: ROCm takes their "
+            "branch",
+            "Check that the branch ROCm now compiles uses only what HIP has (other findings name what it "
+            "lacks); test HIP_VERSION where HIP releases differ.",
+            "CUDA_VERSION, CUDART_VERSION and __CUDACC_VER_MAJOR__ are undefined under hipcc (0 in #if), so "
+            "`#if CUDA_VERSION >= 11000 ... #else ... #endif` compiles on ROCm the branch for toolkits older "
+            "than any supported one, written against APIs CUDA removed since (cudaPointerAttributes' "
+            "memoryType, cuSPARSE's csrmv) and HIP followed. Where every current toolkit (11.8-13.0) decides "
+            "the comparison the same way, the condition gets `|| defined(__HIP_PLATFORM_AMD__)` (or `&& "
+            "!defined(__HIP_PLATFORM_AMD__)`) and ROCm compiles what current CUDA compiles; HIP's NVIDIA "
+            "platform still tests CUDA's macros. Tests current toolkits disagree on (`CUDA_VERSION >= "
+            "12080`), library versions, presence tests (`#ifdef CUDART_VERSION`) and tests whose other "
+            "branch is an #error are left alone (HIP301).",
+        ),
     ),
-    fixtures=("detectors/version_error_branch*", "version_errors/*/*"),
+    fixtures=("detectors/version_error_branch*", "version_errors/*/*", "version_tests/*"),
 )

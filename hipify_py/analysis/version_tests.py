@@ -1,0 +1,72 @@
+"""CUDA toolkit version tests that every current toolkit decides alike (HIP147, for pp_branches).
+
+`#if CUDA_VERSION >= 11000 ... #else ... #endif`: CUDA_VERSION is undefined under hipcc (0 in #if), so
+ROCm compiles the branch for toolkits older than any supported one. pp_branches opens such a test (ROCm
+takes the current toolkits' branch) and rules/version_errors.py rewrites its condition.
+
+Only where the test chooses between two implementations of one thing (`#if ... A #else B #endif`, no
+#elif, both with code, neither testing __CUDA_ARCH__ nor holding inline asm): a test with no alternative,
+or whose branches only #define flags, gates a feature (CUDA 11 also brought Ampere's cp.async and L2
+persistence, which HIP lacks), and ROCm keeps skipping it. A condition is opened everywhere in the file
+or nowhere, so that a declaration and its uses stay together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from hipify_py.util.lazyre import lazy
+
+# a comparison of the CUDA toolkit's own version (not a library's: its value is unknown here, and a
+# presence test such as `#ifdef CUDART_VERSION` says "built with CUDA", not which CUDA)
+_TOOLKIT = rb"(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR)__|__CUDA_API_VERSION)\b"
+TOOLKIT_COMPARE = lazy(rb"\b" + _TOOLKIT + rb"\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*\b" + _TOOLKIT)
+
+
+def current_toolkits_differ(amd: int | None, nvidia: set[int | None] | None, text: bytes) -> bool:
+    """The condition `text` compares the CUDA toolkit's version, every current toolkit (11.8-13.0)
+    decides it the same way (`nvidia`) and hipcc, where the macro is undefined, the other way (`amd`)."""
+    if TOOLKIT_COMPARE.search(text) is None or b"\\\n" in text:  # a continued line is not rewritten
+        return False
+    if amd is None or not nvidia or None in nvidia:
+        return False
+    return {bool(v) for v in nvidia} == {not amd}
+
+
+_GROUP = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
+_HARDWARE = lazy(rb"\b(?:__CUDA_ARCH__|asm|__asm__)\b")
+_CODE_LINE = lazy(rb"^[ \t]*(?!#|//|/\*|\*|$)\S", re.M)  # a line that is neither a directive nor a comment
+
+
+def choices_to_open(source: bytes, candidates: Iterable[tuple[int, int, bytes, object]]) -> dict[int, object]:
+    """Of the HIP147 candidates (directive start, line end, condition, hipcc value), those to open:
+    every test of their condition in the file is a two-way choice between code (see the docstring)."""
+    by_condition: dict[bytes, list[tuple[int, object, bool]]] = {}
+    for start, end, text, amd in candidates:
+        key = b" ".join(text.split())
+        by_condition.setdefault(key, []).append((start, amd, _two_way(source, end)))
+    return {s: amd for group in by_condition.values() if all(ok for _, _, ok in group) for s, amd, _ in group}
+
+
+def _two_way(source: bytes, line_end: int) -> bool:
+    """The group from this `#if` to its #endif is `#if ... #else ... #endif` (no #elif), both branches
+    have code, and neither tests __CUDA_ARCH__ or holds inline asm."""
+    depth, branches, kinds, at = 0, [], [], line_end
+    for m in _GROUP.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif" and depth:
+            depth -= 1
+        elif depth == 0:
+            branches.append(source[at : m.start()])
+            kinds.append(kind)
+            if kind == b"endif":
+                break
+            at = source.find(b"\n", m.end()) + 1 or len(source)
+    else:
+        return False
+    return kinds == [b"else", b"endif"] and all(
+        _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
+    )
