@@ -20,7 +20,15 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from hipify_py.analysis.version_tests import TOOLKIT_COMPARE, choices_to_open, current_toolkits_differ
+from hipify_py.analysis.version_tests import (
+    ERROR_LINE,
+    GROUP_LINE,
+    TOOLKIT_COMPARE,
+    VERSION_MACROS,
+    choices_to_open,
+    current_toolkits_differ,
+    error_branch,
+)
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
     LIBRARY_VERSION_MACROS,
@@ -368,40 +376,6 @@ class Branches:
         )
 
 
-# the directives that open, split and close conditional groups, and #error
-_GROUP_LINE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|error)\b", re.M)
-_ERROR_LINE = lazy(rb"^[ \t]*#[ \t]*error\b", re.M)
-# CUDA toolkit and library version macros (not __CUDA_ARCH__: an arch test before an #error says what
-# hardware the code needs, which the translation cannot decide)
-_VERSION_MACROS = lazy(
-    rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR|BUILD)__|__CUDA_API_VERSION|"
-    + LIBRARY_VERSION_MACROS
-    + rb")\b"
-)
-
-
-def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
-    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
-    condition is true under hipcc, else the `#else` that follows directly), or None."""
-    depth, in_taken = 0, taken
-    for m in _GROUP_LINE.finditer(source, line_end):
-        kind = m.group(1)
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            depth += 1
-        elif kind == b"endif":
-            if depth == 0:
-                return None
-            depth -= 1
-        elif depth == 0 and kind == b"error":
-            if in_taken:
-                return m.start()
-        elif depth == 0:  # #elif / #else of this group
-            if in_taken or kind != b"else":
-                return None  # the taken branch ended, or an #elif whose value is not known here
-            in_taken = True
-    return None
-
-
 def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
@@ -410,7 +384,7 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6
     way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0), is taken the other
     way (rules/version_errors.py rewrites it so): `Branches.opened`."""
     first = _analyse(source, known_undefined, {})
-    if _ERROR_LINE.search(source) is None and (not hip6 or TOOLKIT_COMPARE.search(source) is None):
+    if ERROR_LINE.search(source) is None and (not hip6 or TOOLKIT_COMPARE.search(source) is None):
         return first
     opened = _opened(source, first, hip6)
     result = first
@@ -431,7 +405,7 @@ def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
     toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
     for start, end, kind, text in directives(source):
         amd = first.amd.get(start)
-        if amd is None or kind == b"else" or start in first.shadowed or not _VERSION_MACROS.search(text):
+        if amd is None or kind == b"else" or start in first.shadowed or not VERSION_MACROS.search(text):
             continue
         if HIP_PLATFORM_MACRO.search(text) or any(a <= start < b for a, b in first.dead):
             continue
@@ -449,7 +423,7 @@ def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
 
 
 # `#elif CUDART_VERSION >= 11050`: a branch for toolkits from that version on
-_NEWER_TEST = lazy(rb"\s*\(?\s*(?:" + _VERSION_MACROS.pattern + rb")\s*>=?\s*\d+[uUlL]*\s*\)?\s*")
+_NEWER_TEST = lazy(rb"\s*\(?\s*(?:" + VERSION_MACROS.pattern + rb")\s*>=?\s*\d+[uUlL]*\s*\)?\s*")
 
 
 def newer_toolkit_elif(source: bytes, line_end: int) -> int | None:
@@ -457,7 +431,7 @@ def newer_toolkit_elif(source: bytes, line_end: int) -> int | None:
     (the macro is undefined under hipcc), the `#elif` right after it, a test for toolkits from version N
     on, is false there too and ROCm would fall to the branch for old toolkits. Its line start, or None."""
     depth = 0
-    for m in _GROUP_LINE.finditer(source, line_end):
+    for m in GROUP_LINE.finditer(source, line_end):
         kind = m.group(1)
         if kind in (b"if", b"ifdef", b"ifndef"):
             depth += 1

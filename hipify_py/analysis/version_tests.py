@@ -1,4 +1,5 @@
-"""CUDA toolkit version tests that every current toolkit decides alike (HIP147, for pp_branches).
+"""CUDA toolkit and library version tests: where hipcc meets an #error (HIP145) and those every current
+toolkit decides alike (HIP147), for pp_branches.
 
 `#if CUDA_VERSION >= 11000 ... #else ... #endif`: CUDA_VERSION is undefined under hipcc (0 in #if), so
 ROCm compiles the branch for toolkits older than any supported one. pp_branches opens such a test (ROCm
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hipify_py.data.detector_data import LIBRARY_VERSION_MACROS
 from hipify_py.util.lazyre import lazy
 
 # a comparison of the CUDA toolkit's own version (not a library's: its value is unknown here, and a
@@ -70,3 +72,37 @@ def _two_way(source: bytes, line_end: int) -> bool:
     return kinds == [b"else", b"endif"] and all(
         _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
     )
+
+
+# the directives that open, split and close conditional groups, and #error
+GROUP_LINE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|error)\b", re.M)
+ERROR_LINE = lazy(rb"^[ \t]*#[ \t]*error\b", re.M)
+# CUDA toolkit and library version macros (not __CUDA_ARCH__: an arch test before an #error says what
+# hardware the code needs, which the translation cannot decide)
+VERSION_MACROS = lazy(
+    rb"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_(?:MAJOR|MINOR|BUILD)__|__CUDA_API_VERSION|"
+    + LIBRARY_VERSION_MACROS
+    + rb")\b"
+)
+
+
+def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
+    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
+    condition is true under hipcc, else the `#else` that follows directly), or None."""
+    depth, in_taken = 0, taken
+    for m in GROUP_LINE.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and kind == b"error":
+            if in_taken:
+                return m.start()
+        elif depth == 0:  # #elif / #else of this group
+            if in_taken or kind != b"else":
+                return None  # the taken branch ended, or an #elif whose value is not known here
+            in_taken = True
+    return None

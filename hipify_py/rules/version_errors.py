@@ -23,7 +23,8 @@ compiles. Library version macros are left alone (their values are unknown here),
 from __future__ import annotations
 
 from hipify_py.analysis.context import Context
-from hipify_py.analysis.pp_branches import directives, error_branch
+from hipify_py.analysis.pp_branches import directives
+from hipify_py.analysis.version_tests import error_branch
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import Context
-from hipify_py.analysis.pp_branches import error_branch
+from hipify_py.analysis.version_tests import error_branch
 from hipify_py.data.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
