@@ -63,8 +63,12 @@ _EXTENDED = (
     ("long long", "long long", "long long"),
     ("unsigned long long", "unsigned long long", "unsigned long long"),
 )
-_FLOATING = (("float", "float", "float", "f"), ("double", "double", "double", ""),
-             ("double", "float", "double", ""), ("double", "double", "float", ""))  # fmin(f)
+_FLOATING = (
+    ("float", "float", "float", "f"),
+    ("double", "double", "double", ""),
+    ("double", "float", "double", ""),
+    ("double", "double", "float", ""),
+)  # fmin(f)
 _MIXED = (
     ("unsigned int", "int", "unsigned int"),
     ("unsigned int", "unsigned int", "int"),
@@ -113,7 +117,7 @@ def insert_host_minmax(ctx: Context) -> RuleResult:
     result.counts["host_minmax"] += calls
     line = ctx.lines.line_col(at)[0]
     msg = (
-        f"`{src[first[0]:first[1]].decode()}` in host code: HIP on AMD declares only min(int, int) and "
+        f"`{src[first[0] : first[1]].decode()}` in host code: HIP on AMD declares only min(int, int) and "
         "max(int, int) for the host, so other argument types would convert to int (or be ambiguous); "
         f"CUDA's host overloads were inserted before line {line}"
     )
