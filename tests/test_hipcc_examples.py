@@ -49,6 +49,12 @@ EVERY_RELEASE = (
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",
     "mixed/if_branch_definition.cu",
+    "host_minmax/host_types.cu",
+    "host_minmax/template_first.cu",
+    "host_minmax/evident_int.cu",
+    "host_minmax/own_macro.cu",
+    "host_minmax/own_function.cu",
+    "host_minmax/device_only.cu",
 )
 
 
