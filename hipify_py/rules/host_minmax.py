@@ -50,6 +50,7 @@ _CALL = lazy(rb"(?<![\w$.:])(?<!->)(min|max)(?=\s*\()")
 _INT_LIKE = frozenset((b"int", b"short", b"char", b"bool"))
 _WIDENING = frozenset((b"unsigned", b"long"))  # `unsigned int x`, `long int x`: not int
 _INT_LITERAL = lazy(rb"-?\s*(?:[0-9]+|'(?:[^'\\]|\\[^']{1,4})')")
+_C_SUFFIXES = (".c",)  # C: no overloads (CUDA's set is C++)
 _WORD_BEFORE = lazy(rb"(\w+)\s*$")
 _OPERATOR = lazy(rb"[-+*/%<>?&|^,=!]")
 _FUNCTIONAL = lazy(rb"(\w+)\s*\((.*)\)", re.DOTALL)
@@ -81,8 +82,8 @@ _MIXED = (
 
 def insert_host_minmax(ctx: Context) -> RuleResult:
     result = RuleResult()
-    if not any(n in ctx.identifiers for n in NAMES):
-        return result
+    if not any(n in ctx.identifiers for n in NAMES) or ctx.options.filename.endswith(_C_SUFFIXES):
+        return result  # a C file: no overloads in C, CUDA's set does not apply to it
     src, dead = ctx.source, ctx.branches.dead
     defined = any(n.decode() in ctx.options.defined_elsewhere for n in NAMES)
     device: DeviceSpans | None = None
