@@ -93,7 +93,8 @@ def test_helper_is_off_where_the_platform_or_the_build_has_the_overloads() -> No
     assert all(f"!defined({g})" in head for g in GUARDS)
     assert "defined(__HIP_DEFINE_EXTENDED_HOST_MIN_MAX__) && __HIP_DEFINE_EXTENDED_HOST_MIN_MAX__)" in text
     assert "defined(__HIP_DEFINE_MIXED_HOST_MIN_MAX__) && __HIP_DEFINE_MIXED_HOST_MIN_MAX__)" in text
-    assert "(int, int, int)" not in text and "min(int a" not in text  # HIP declares min(int, int) itself: a second one would clash
+    # HIP declares min(int, int) itself: a second one would clash
+    assert "(int, int, int)" not in text and "min(int a" not in text
 
 
 @pytest.mark.parametrize(
