@@ -157,3 +157,19 @@ def test_translated_host_program_prints_cudas_values(chain: Toolchain, tmp_path:
     ran = _run(chain, binary)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.split() == CUDA_PRINTS
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "helper"),
+    [
+        ("timer.cpp", b"", False),  # a host C++ file: nvcc gives it no CUDA headers, no CUDA overloads
+        ("timer.cpp", b"#include <cuda_runtime.h>\n", True),
+        ("kernel.cu", b"", True),
+        ("util.h", b"", True),  # a header: included from CUDA code
+        ("tutorial.c", b"#include <cuda_runtime.h>\n", False),  # C: no overloads at all
+    ],
+)
+def test_which_files(name: str, head: bytes, helper: bool) -> None:
+    source = head + b"#include <cstddef>\nsize_t f(size_t a, size_t b) { return max(a, b); }\n"
+    out = translate(source, Options(hip_version="7.2", filename=name))
+    assert (GUARDS[0].encode() in out.text) is helper

@@ -50,6 +50,10 @@ _CALL = lazy(rb"(?<![\w$.:])(?<!->)(min|max)(?=\s*\()")
 _INT_LIKE = frozenset((b"int", b"short", b"char", b"bool"))
 _WIDENING = frozenset((b"unsigned", b"long"))  # `unsigned int x`, `long int x`: not int
 _INT_LITERAL = lazy(rb"-?\s*(?:[0-9]+|'(?:[^'\\]|\\[^']{1,4})')")
+# C++ files nvcc hands to the host compiler: CUDA's overloads only where the file includes a CUDA
+# header or is CUDA code itself (a .cu file, a header: included from one)
+_HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".C")
+_CUDA_MARK = lazy(rb"#\s*include\s*[<\"]cuda|__(?:host|device|global)__")
 _C_SUFFIXES = (".c",)  # C: no overloads (CUDA's set is C++)
 _WORD_BEFORE = lazy(rb"(\w+)\s*$")
 _OPERATOR = lazy(rb"[-+*/%<>?&|^,=!]")
@@ -84,6 +88,8 @@ def insert_host_minmax(ctx: Context) -> RuleResult:
     result = RuleResult()
     if not any(n in ctx.identifiers for n in NAMES) or ctx.options.filename.endswith(_C_SUFFIXES):
         return result  # a C file: no overloads in C, CUDA's set does not apply to it
+    if ctx.options.filename.endswith(_HOST_SUFFIXES) and not _CUDA_MARK.search(ctx.source):
+        return result  # a host C++ file nvcc does not pre-include CUDA's headers into: no CUDA overloads
     src, dead = ctx.source, ctx.branches.dead
     defined = any(n.decode() in ctx.options.defined_elsewhere for n in NAMES)
     device: DeviceSpans | None = None
