@@ -20,7 +20,8 @@ overloads; the block is off on HIP's NVIDIA platform (not HIP-clang: CUDA has th
 header already defines a set (the macro set to non-zero) and under hipRTC. With CUDA's whole set
 present, overload resolution is CUDA's: nothing CUDA resolves becomes ambiguous. A file that defines
 min or max itself (a macro or a function, in any branch hipcc compiles, or in a header of its include
-closure: run/helper_defs.py) gets none. Device code is left alone: HIP's device template min<T>(T, T)
+closure: run/helper_defs.py) gets none; nor does a C file, or a .cpp that neither includes a CUDA header
+nor holds CUDA code (nvcc hands it to the host compiler without CUDA's headers: no CUDA overloads there). Device code is left alone: HIP's device template min<T>(T, T)
 serves same-type calls, and mixed-type device calls cannot be run here to show a difference.
 """
 
