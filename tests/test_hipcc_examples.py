@@ -52,6 +52,12 @@ EVERY_RELEASE = (
     "pointer_attributes/memory_type.cu",  # `type` or `memoryType`, as each release's struct names it
     "cxx/mixed_minmax.cu",
     "cxx/mixed_minmax_negative.cu",
+    "host_minmax/host_types.cu",
+    "host_minmax/template_first.cu",
+    "host_minmax/evident_int.cu",
+    "host_minmax/own_macro.cu",
+    "host_minmax/own_function.cu",
+    "host_minmax/device_only.cu",
 )
 
 
