@@ -131,6 +131,10 @@ _CACHE_HINT_HELPER = re.compile(rb"(?<![\w$])hipify_py_(?=(?:ld|st)(?:g|cg|ca|cs
 _REGISTER = re.compile(rb"(?<![\w$])register[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm__)\b)")
 # `::template f<` (rules/template_keyword.py inserts the keyword before a dependent member template)
 _TEMPLATE_KEYWORD = re.compile(rb"::[ \t]*template[ \t]+(?=[A-Za-z_]\w*[ \t]*<)")
+# `min(a, b)` of a mixed-sign pair written `std::min<U>(a, b)` (rules/mixed_minmax.py)
+_STD_MIN_MAX = re.compile(rb"(?<![\w$])std::(min|max)<[\w ]+>(?=[ \t]*\()")
+# cudaPointerAttributes' member as the target spells it (rules/pointer_attributes.py: memoryType or type)
+_MEMORY_TYPE = re.compile(rb"(\.|->)([ \t]*)memoryType\b")
 _GUARD_LINE = re.compile(rb"^#if !defined\(__HIP_PLATFORM_AMD__\)[ \t]*\r?\n", re.MULTILINE)
 # the runtime header put before a user macro that would rewrite it (rules/macro_order.py)
 _RUNTIME_FIRST = re.compile(
@@ -209,6 +213,7 @@ class Canon:
                     headers.add(target.encode())
         # C headers nvcc includes implicitly, which rules/implicit_includes.py adds for ROCm 7
         headers.update(_implicit_headers())
+        headers.add(b"algorithm")  # for rules/mixed_minmax.py's std::min<U>
         from hipify_py.rules.calls import load_call_table
 
         table = load_call_table()
@@ -277,6 +282,8 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     after = _CACHE_HINT_HELPER.sub(b"__", after)
+    after = _STD_MIN_MAX.sub(rb"\1", after)
+    before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
@@ -459,9 +466,11 @@ _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", 
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
 # an equivalent the translator writes for a name the target lacks (hipify_py/data/shim_table.py: definition;
 # a header's, rules/header_shims.py, opens with the NVIDIA platform's include of CUDA's own header)
+# (rules/host_minmax.py's block: more comment lines, then `#if defined(__HIP__) && ...HIPIFY_PY_SHIM_min...`)
 _SHIM_BLOCK = re.compile(
-    rb"^// hipify-py: [^\n]*\r?\n"
-    rb"#if (?:!defined\(HIPIFY_PY_SHIM_\w+\)|defined\(__HIP_PLATFORM_NVIDIA__\))",
+    rb"^// hipify-py: [^\n]*\r?\n(?://[^\n]*\r?\n)*"
+    rb"#if (?:!defined\(HIPIFY_PY_SHIM_\w+\)|defined\(__HIP_PLATFORM_NVIDIA__\)"
+    rb"|defined\(__HIP__\) && !defined\(__HIP_PLATFORM_NVIDIA__\)[^\n]*HIPIFY_PY_SHIM_)",
     re.M,
 )
 
