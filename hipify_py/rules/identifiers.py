@@ -90,6 +90,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     namespaces = ctx.tables.cuda_namespaces
     matches = list(ctx.tables.candidates.finditer(ctx.source, ctx.identifiers))
     shimmed = _shim_definitions(ctx, matches) | _user_definitions(ctx, matches)
+    alias_names = _alias_names(ctx, matches)
     for_target = renames_for(ctx.target).names if ctx.target else {}
     for m in matches:
         token = m.group()
@@ -99,6 +100,8 @@ def rename_identifiers(ctx: Context) -> RuleResult:
         if (entry is None and ns_target is None and nested is None) or token in shimmed:
             continue
         start, end = m.span()
+        if start in alias_names:
+            continue
         if ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
             continue
         if entry is None and ns_target is None and nested is not None:
@@ -157,8 +160,36 @@ def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset
         if definition is None or _elsewhere(ctx, definition.start_byte):
             continue
         text = ctx.source[definition.start_byte : definition.end_byte]
+        if _is_alias(text, entry):
+            continue  # `#define cudaStream_t hipStream_t`: the uses mean the HIP name either way, rename them
         if hip_file or _HIP_NAME.search(text):
             found.add(m.group())
+    return frozenset(found)
+
+
+# an object-like macro that names one identifier: `#define cudaStream_t hipStream_t`
+_ALIAS_DEFINE = lazy(rb"[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)[ \t]*(?://[^\n]*)?\r?\n?\Z")
+
+
+def _is_alias(text: bytes, entry: object) -> bool:
+    """`text` (a definition) makes the CUDA name a macro for exactly its HIP counterpart."""
+    alias = _ALIAS_DEFINE.match(text)
+    hip = getattr(entry, "hip", None)
+    return alias is not None and hip is not None and alias.group(2) == hip.encode()
+
+
+def _alias_names(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset[int]:
+    """Where the file's own `#define cudaX hipX` names cudaX: that name stays as written (the uses are
+    renamed; a `#define hipX hipX` would say nothing)."""
+    if not matches or b"define" not in ctx.source:
+        return frozenset()
+    found = set()
+    for m in matches:
+        entry = ctx.tables.names.get(m.group())
+        definition = _definition(ctx, m.start(), m.end()) if entry is not None else None
+        text = ctx.source[definition.start_byte : definition.end_byte] if definition is not None else b""
+        if definition is not None and definition.type == "preproc_def" and _is_alias(text, entry):
+            found.add(m.start())
     return frozenset(found)
 
 
