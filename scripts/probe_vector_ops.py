@@ -7,7 +7,9 @@ Writes one translation unit: for every vector type (float1..double4, int2, uchar
 (`+ - * /` and, for integer types, `% & | ^ << >>`; binary with vector/scalar operands, compound
 assignment, unary minus, ++, ==), a user's `__host__ __device__` free operator and one use of it in a
 kernel. hipcc then says which uses are ambiguous against HIP's own operators. Writes the result, per
-form, to mappings/vector-ops-<HIP version>.yaml (deterministic; `--check` compares). HIP 5.2's is what
+form, to mappings/vector-ops-<HIP version>.yaml (deterministic; `--check` compares). A second TU does
+the same for hipFloatComplex/hipDoubleComplex with <hip/hip_complex.h> included (HIP 5.2's defines
+complex operators of its own on them): `complex_ambiguous`. HIP 5.2's is what
 hipify_py/rules/vector_ops_data.py states (AMBIGUOUS_COMPOUND, AMBIGUOUS_STEP; tests/test_merged.py
 holds them equal); ROCm 6.4 and 7.2 also make `vector * vector` and `vector / vector` ambiguous.
 """
@@ -29,7 +31,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from probe_common import hip_version, probed_with, write_or_check  # noqa: E402
 
-from hipify_py.rules.vector_ops_data import COMPONENTS, FLOATING, VECTOR_TYPES  # noqa: E402
+from hipify_py.rules.vector_ops_data import COMPLEX_TYPES, COMPONENTS, FLOATING, VECTOR_TYPES  # noqa: E402
 
 PREFIX = "vector-ops-"
 
@@ -47,19 +49,26 @@ PROBED = (
     "short2",
     "longlong2",
 )
+# HIP's spellings of cuComplex.h's types, with the component type and count of their CUDA names
+COMPLEX = {
+    "hipFloatComplex": COMPLEX_TYPES[b"cuFloatComplex"],
+    "hipDoubleComplex": COMPLEX_TYPES[b"cuDoubleComplex"],
+}
 
 
 def _make(vector: str, n: int, expr: str) -> str:
     return f"make_{vector}(" + ", ".join(expr.format(c=c) for c in COMPONENTS[:n]) + ")"
 
 
-def probe_source() -> tuple[str, dict[int, str]]:
+def probe_source(complex_types: bool = False) -> tuple[str, dict[int, str]]:
     """The probe TU and, per line of a use, the `form` it exercises (e.g. `+= vector`)."""
     defs: list[str] = ["#include <hip/hip_runtime.h>"]
+    if complex_types:
+        defs.append("#include <hip/hip_complex.h>")
     uses: list[tuple[str, str]] = []
     hd = "inline __host__ __device__"
-    for vector in PROBED:
-        scalar, n = VECTOR_TYPES[vector.encode()]
+    types = COMPLEX if complex_types else {v: VECTOR_TYPES[v.encode()] for v in PROBED}
+    for vector, (scalar, n) in types.items():
         ops = ["+", "-", "*", "/"] + ([] if scalar in FLOATING else ["%", "&", "|", "^", "<<", ">>"])
         for op in ops:
             made = _make(vector, n, "a.{c} " + op + " b.{c}")
@@ -79,8 +88,9 @@ def probe_source() -> tuple[str, dict[int, str]]:
         if not scalar.startswith("unsigned"):
             defs.append(f"{hd} {vector} operator-({vector} a) {{ return {_make(vector, n, '-a.{c}')}; }}")
             uses.append(("- unary", f"{{ {vector} a{{}}; {vector} r = -a; (void)r; }}"))
-        defs.append(f"{hd} bool operator==({vector} a, {vector} b) {{ return a.x == b.x; }}")
-        uses.append(("== vector", f"{{ {vector} a{{}}, b{{}}; bool r = a == b; (void)r; }}"))
+        for cmp in ("==", "!="):
+            defs.append(f"{hd} bool operator{cmp}({vector} a, {vector} b) {{ return a.x {cmp} b.x; }}")
+            uses.append((f"{cmp} vector", f"{{ {vector} a{{}}, b{{}}; bool r = a {cmp} b; (void)r; }}"))
         for step in ("++", "--"):
             defs.append(f"{hd} {vector}& operator{step}({vector} &a) {{ {step}a.x; return a; }}")
             uses.append((f"{step} prefix", f"{{ {vector} a{{}}; {step}a; }}"))
@@ -97,9 +107,9 @@ def probe_source() -> tuple[str, dict[int, str]]:
     return "\n".join(lines) + "\n", forms
 
 
-def ambiguous_forms(hipcc: str, keep: Path | None = None) -> dict[str, bool]:
+def ambiguous_forms(hipcc: str, keep: Path | None = None, complex_types: bool = False) -> dict[str, bool]:
     """form -> whether hipcc found any use of it ambiguous."""
-    text, forms = probe_source()
+    text, forms = probe_source(complex_types)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "probe.hip"
         src.write_text(text)
@@ -133,7 +143,7 @@ def ambiguous_forms(hipcc: str, keep: Path | None = None) -> dict[str, bool]:
     return result
 
 
-def render(version: str, found: dict[str, bool], source: str) -> str:
+def render(version: str, found: dict[str, bool], complex_found: dict[str, bool], source: str) -> str:
     def listed(forms: list[str]) -> str:
         return "[" + ", ".join(f"'{form}'" for form in forms) + "]"
 
@@ -142,11 +152,14 @@ def render(version: str, found: dict[str, bool], source: str) -> str:
         f"# (HIP {version}): a use of a user's `__host__ __device__` free operator of a form (`OP vector`:",
         "# both operands of the vector type; `OP scalar`: the vector and its component type; `prefix`,",
         "# `postfix`, `unary`: one operand) is `ambiguous` against HIP's own operators for at least one of",
-        "# float1..4, double2, int2, int3, uint4, uchar4, short2, longlong2; else `fine`.",
+        "# float1..4, double2, int2, int3, uint4, uchar4, short2, longlong2; else `fine`. `complex_*`: the",
+        "# same for hipFloatComplex and hipDoubleComplex with <hip/hip_complex.h> included.",
         f"# Probed with {source}.",
         f"hip_version: '{version}'",
         f"ambiguous: {listed(sorted(f for f, bad in found.items() if bad))}",
         f"fine: {listed(sorted(f for f, bad in found.items() if not bad))}",
+        f"complex_ambiguous: {listed(sorted(f for f, bad in complex_found.items() if bad))}",
+        f"complex_fine: {listed(sorted(f for f, bad in complex_found.items() if not bad))}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -160,9 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     version = hip_version(args.hipcc)
     found = ambiguous_forms(args.hipcc, args.keep)
-    text = render(version, found, probed_with(args.hipcc))
+    complex_found = ambiguous_forms(args.hipcc, None, complex_types=True)
+    text = render(version, found, complex_found, probed_with(args.hipcc))
     out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
-    summary = f"{sum(found.values())} of {len(found)} operator forms ambiguous"
+    summary = (
+        f"{sum(found.values())} of {len(found)} operator forms ambiguous, "
+        f"{sum(complex_found.values())} of {len(complex_found)} on complex types"
+    )
     return write_or_check(out, text, args.check, "probe_vector_ops", summary)
 
 

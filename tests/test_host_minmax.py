@@ -8,15 +8,11 @@ which follow from C++'s rules for CUDA's overloads (written out below, not taken
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toolchains import TOOLCHAIN_ROOT, Toolchain, params, require
+from toolchains import Toolchain, build_and_run, params, require
 
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
@@ -132,31 +128,12 @@ def test_project_header_defining_min_gets_no_helper(tmp_path: Path) -> None:
     assert GUARDS[0].encode() not in (tmp_path / "out" / "main.cu").read_bytes()
 
 
-def _run(chain: Toolchain, binary: Path) -> subprocess.CompletedProcess[str]:
-    """Run a host-only binary: directly for the host's HIP, under chroot for a ROCm chroot's."""
-    if not chain.chroot:
-        return subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
-    root = TOOLCHAIN_ROOT / f"rocm-{chain.version}"
-    if os.geteuid() != 0 or shutil.which("chroot") is None:
-        pytest.skip("running a ROCm chroot's binary needs chroot as root")
-    inside = Path("/tmp") / f"hipify-py-minmax-{uuid.uuid4().hex}"
-    shutil.copy(binary, root / inside.relative_to("/"))
-    try:
-        return subprocess.run(["chroot", str(root), str(inside)], capture_output=True, text=True, timeout=60)
-    finally:
-        (root / inside.relative_to("/")).unlink()
-
-
 @pytest.mark.parametrize("chain", params())
 def test_translated_host_program_prints_cudas_values(chain: Toolchain, tmp_path: Path) -> None:
-    hipcc = require(chain)
+    require(chain)
     source = tmp_path / "minmax.hip"
     source.write_bytes(translate(PROGRAM, Options(hip_version=chain.version)).text)
-    binary = tmp_path / "minmax"
-    cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", str(source), "-o", str(binary)]
-    built = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"))
-    assert built.returncode == 0, built.stderr[-4000:]
-    ran = _run(chain, binary)
+    ran = build_and_run(chain, source, tmp_path / "minmax")
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.split() == CUDA_PRINTS
 

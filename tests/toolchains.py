@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import uuid
 from contextvars import ContextVar
 from pathlib import Path
 from typing import NamedTuple
@@ -107,3 +108,23 @@ def syntax_check(hipcc: str, path: Path, *extra: str) -> subprocess.CompletedPro
         env=dict(os.environ, HIP_PLATFORM="amd"),
         cwd=path.parent,
     )
+
+
+def build_and_run(chain: Toolchain, source: Path, binary: Path) -> subprocess.CompletedProcess[str]:
+    """Build a HIP program with the chain's hipcc and run it on the host (its host code: no GPU needed):
+    directly for the host's HIP, under chroot for a ROCm chroot's. Asserts that it built."""
+    hipcc = require(chain)
+    cmd = [hipcc, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", str(source), "-o", str(binary)]
+    built = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"))
+    assert built.returncode == 0, built.stderr[-4000:]
+    if not chain.chroot:
+        return subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    root = TOOLCHAIN_ROOT / f"rocm-{chain.version}"
+    if os.geteuid() != 0 or shutil.which("chroot") is None:
+        pytest.skip("running a ROCm chroot's binary needs chroot as root")
+    inside = Path("/tmp") / f"hipify-py-run-{uuid.uuid4().hex}"
+    shutil.copy(binary, root / inside.relative_to("/"))
+    try:
+        return subprocess.run(["chroot", str(root), str(inside)], capture_output=True, text=True, timeout=60)
+    finally:
+        (root / inside.relative_to("/")).unlink()

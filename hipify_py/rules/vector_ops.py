@@ -1,17 +1,20 @@
 """User operators on CUDA vector types that HIP's vector types already define (HIP127, HIP212, HIP213).
 
-CUDA's float4/int2/... are plain structs, so code (the helper_math.h pattern) defines its own
-`operator+=(float4&, float4)`, `operator*(float3, float)`... HIP's vector types are classes with their own
-operators (facts in vector_ops_data.py). Outcomes, per user operator:
+CUDA's float4/int2/... and cuComplex.h's cuDoubleComplex/cuFloatComplex are plain structs, so code (the
+helper_math.h pattern, complex arithmetic) defines its own `operator+=(float4&, float4)`,
+`operator*(cuDoubleComplex, cuDoubleComplex)`... HIP's vector types are classes with their own operators
+(facts in vector_ops_data.py), and HIP 5.2's hip_complex.h adds complex ones. Outcomes, per user operator:
 
-- the forms the target's vector types make ambiguous (mappings/vector-ops-<HIP>.yaml, probed per
-  release by scripts/probe_vector_ops.py): `+= -= *= /=` with the same vector type and `++`/`--` on
-  every HIP; from ROCm 6.4 also `*` and `/` of two vectors (non-template friends). Every use of such a
-  user operator is ambiguous when it is `__host__ __device__`. One that provably does what HIP's does
-  (each component once, `a.x += b.x; ...`, `a = make_float4(a.x + b.x, ...)`,
-  `return make_float2(a.x * b.x, a.y * b.y);`) is guarded with
-  `#if !defined(__HIP_PLATFORM_AMD__)` (HIP213: NVIDIA builds keep it, AMD uses HIP's); any other is an
-  error for a human (HIP127).
+- the forms the target makes ambiguous (mappings/vector-ops-<HIP>.yaml, probed per release by
+  scripts/probe_vector_ops.py): `+= -= *= /=` with the same vector type and `++`/`--` on every HIP;
+  from ROCm 6.4 also `*` and `/` of two vectors (non-template friends); on 5.2's complex types nearly
+  every operator. Every use of such a user operator is ambiguous when it is `__host__ __device__`. One
+  that provably does what HIP's does (each component once, `a.x += b.x; ...`,
+  `return make_float2(a.x * b.x, a.y * b.y);`) is guarded with `#if !defined(__HIP_PLATFORM_AMD__)`
+  (HIP213: NVIDIA builds keep it, AMD uses HIP's). Any other (complex `*`, ...) gets clang's
+  `__attribute__((enable_if(true, "")))`, under `#if defined(__clang__) && defined(__HIP_PLATFORM_AMD__)`
+  (HIP127): among candidates that match equally well clang prefers the one with enable_if, so every call
+  that was a tie runs the user's operator, as on CUDA where it was the only one.
 - a vector-scalar operator (`float2 operator+(float2, float)`) that is not a plain broadcast
   (`make_float2(a.x + s, a.y + s)`): calls with another scalar type now run HIP's broadcast (HIP212).
 - everything else (element-wise `float4 operator+(float4, float4)`, dot/cross, mixed vector types,
@@ -28,7 +31,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import Context, Where
-from hipify_py.analysis.defines import USE
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
@@ -43,14 +45,15 @@ from hipify_py.rules.vector_ops_data import (
     AMBIGUOUS_STEP,
     BROADCAST_BINARY,
     BROADCAST_COMPOUND,
+    COMPLEX_TYPES,
     COMPONENTS,
     FLOATING,
+    OPERAND_TYPES,
     SCALAR_SPELLINGS,
-    VECTOR_TYPES,
 )
 from hipify_py.util.lazyre import lazy
 
-_OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[-+*/%^|&]=?)\s*\(")
+_OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[=!]=|[-+*/%^|&]=?)\s*\(")
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
 _OWN_TYPE = lazy(
     rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
@@ -84,6 +87,11 @@ _COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">
 PREFIX = "vector-ops-"
 _COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})  # `s + a.x` is `a.x + s`, bit for bit (IEEE too)
 GUARD = b"#if !defined(__HIP_PLATFORM_AMD__)"
+PREFER = (
+    b"#if defined(__clang__) && defined(__HIP_PLATFORM_AMD__) // hipify-py: wins the tie with HIP's own",
+    b'__attribute__((enable_if(true, "")))',
+    b"#endif",
+)
 
 
 class _Param(NamedTuple):
@@ -101,39 +109,45 @@ class _Operator(NamedTuple):
     body: Node | None
     stmts: tuple[tuple[bytes, ...], ...] | None  # the body's statements as tokens, when short
     qualifiers: frozenset[bytes] | None  # {__host__, __device__} after macro expansion; None: unknown macro
+    declarator_end: int  # where the function declarator ends (a declaration's `;` should follow)
 
 
 @functools.lru_cache(maxsize=8)
 def ambiguous_forms(
     hip_version: str | None = None, directory: Path | None = None
-) -> tuple[str, frozenset[str]]:
-    """(probed HIP version, forms such as `*= vector`, `++ prefix`, `/ vector`) for the target or the
-    nearest older probed release."""
+) -> tuple[str, frozenset[str], frozenset[str]]:
+    """(probed HIP version, forms such as `*= vector`, `++ prefix`, `/ vector` on vector types, the same
+    on cuComplex.h's types) for the target or the nearest older probed release."""
     if directory is None:
         return derived.load("vector-ops", _build_forms, hip_version)
     return _build_forms(hip_version, directory)
 
 
-def _build_forms(hip_version: str | None, directory: Path | None = None) -> tuple[str, frozenset[str]]:
+def _build_forms(
+    hip_version: str | None, directory: Path | None = None
+) -> tuple[str, frozenset[str], frozenset[str]]:
     version, data = read_versioned(directory or probed_dir(), PREFIX, hip_version)
-    return version, frozenset(str(form) for form in data.get("ambiguous") or ())
+    forms = frozenset(str(form) for form in data.get("ambiguous") or ())
+    return version, forms, frozenset(str(form) for form in data.get("complex_ambiguous") or ())
 
 
 def check_vector_operators(ctx: Context) -> RuleResult:
     result = RuleResult()
     source = ctx.source
-    if b"operator" not in source or not (ctx.identifiers & VECTOR_TYPES.keys()):
+    if b"operator" not in source or not (ctx.identifiers & OPERAND_TYPES.keys()):
         return result
-    _, forms = ambiguous_forms(ctx.options.hip_version)
+    _, vector_forms, complex_forms = ambiguous_forms(ctx.options.hip_version)
     own = _own_types(source)
     macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
     guarded: list[tuple[Node, str]] = []
     proven: set[tuple] = set()
     declarations: list[tuple[_Operator, bytes]] = []
+    preferred: list[tuple[_Operator, bytes]] = []
     for op in _operators(ctx, macros):
         vector = _vector_operand(op, own)
         if vector is None:
             continue
+        forms = complex_forms if vector in COMPLEX_TYPES else vector_forms
         if _ambiguous_shape(op, vector, forms):
             if op.body is None:
                 declarations.append((op, vector))
@@ -142,7 +156,7 @@ def check_vector_operators(ctx: Context) -> RuleResult:
                 guarded.append((op.node, f"HIP's {vector.decode()} defines operator{op.op}"))
                 proven.add(_signature(op))
             elif op.qualifiers is None or {b"__host__", b"__device__"} <= op.qualifiers:
-                result.diagnostics.append(_ambiguous(ctx, op, vector))
+                preferred.append((op, vector))
             continue
         warning = _broadcast_change(op, vector)
         if warning:
@@ -151,7 +165,13 @@ def check_vector_operators(ctx: Context) -> RuleResult:
         if _signature(op) in proven:
             guarded.append((op.node, f"HIP's {vector.decode()} defines operator{op.op}"))
         elif op.qualifiers is None or {b"__host__", b"__device__"} <= op.qualifiers:
+            preferred.append((op, vector))
+    for op, vector in preferred:
+        edit = _prefer_edit(ctx, op)
+        if edit is not None:  # None: marked already (a second run over the output)
             result.diagnostics.append(_ambiguous(ctx, op, vector))
+            result.edits.append(edit)
+            result.counts["vector_operators_preferred"] += 1
     guarded.sort(key=lambda g: g[0].start_byte)  # why: a prototype is found after its definition
     for node, why in guarded:
         message = (
@@ -166,15 +186,29 @@ def check_vector_operators(ctx: Context) -> RuleResult:
 
 
 def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
+    kind = "member" if op.op in _COMPOUND or op.op in AMBIGUOUS_STEP else "own"
     message = (
-        f"operator{op.op} on {vector.decode()} is ambiguous with the "
-        f"{'member' if op.op in _COMPOUND or op.op in AMBIGUOUS_STEP else 'friend'} operator of HIP's "
-        f"{vector.decode()} at every use; it does not do what HIP's does (element-wise), so it is left: "
-        "turn it into a named function, or make it device-only"
+        f"operator{op.op} on {vector.decode()} matches as well as the {kind} operator{op.op} of HIP's "
+        f"{vector.decode()} and does something else than HIP's (element-wise): marked with clang's "
+        "enable_if(true), which wins such ties, so every call runs it as on CUDA"
     )
-    d = ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
-    # why: an unused one compiles; the run decides once it knows every file's uses (project/operator_uses.py)
-    return d._replace(requires=(f"{USE}{op.op} {vector.decode()}",))
+    return ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
+
+
+def _prefer_edit(ctx: Context, op: _Operator) -> Edit | None:
+    """PREFER before a definition's body, or after a declaration's declarator (before `;`, `= delete`);
+    None where it is there already."""
+    source = ctx.source
+    nl = newline_of(source)
+    block = nl.join(PREFER) + nl
+    at = op.body.start_byte if op.body is not None else op.declarator_end
+    if source[op.declarator_end : op.declarator_end + 200].lstrip().startswith(PREFER[0]):
+        return None
+    line_start = source.rfind(b"\n", 0, at) + 1
+    if not source[line_start:at].strip():
+        return Edit(line_start, line_start, block)
+    end = at - (len(source[line_start:at]) - len(source[line_start:at].rstrip()))  # no trailing blanks
+    return Edit(end, at, nl + block)
 
 
 def _signature(op: _Operator) -> tuple:
@@ -186,7 +220,7 @@ def _own_types(source: bytes) -> frozenset[bytes]:
     names = set()
     for m in _OWN_TYPE.finditer(source):
         names.update(g for g in m.groups() if g)
-    return frozenset(n for n in names if n in VECTOR_TYPES)
+    return frozenset(n for n in names if n in OPERAND_TYPES)
 
 
 def _operators(ctx: Context, macros: dict[bytes, bytes]) -> Iterator[_Operator]:
@@ -249,6 +283,7 @@ def _parse(
         body=body,
         stmts=_statements(source, body),
         qualifiers=_qualifiers(head, macros),
+        declarator_end=declarator.end_byte,
     )
 
 
@@ -306,7 +341,7 @@ def _param(source: bytes, p: Node) -> _Param | None:
 def _vector_operand(op: _Operator, own: frozenset[bytes]) -> bytes | None:
     """The HIP vector type this operator is about (its first vector operand)."""
     for p in op.params:
-        if p.type in VECTOR_TYPES:
+        if p.type in OPERAND_TYPES:
             return None if p.type in own else p.type
     return None
 
@@ -326,11 +361,22 @@ def _ambiguous_shape(op: _Operator, vector: bytes, forms: frozenset[str]) -> boo
         prefix = len(op.params) == 1 and f"{op.op} prefix" in forms
         postfix = len(op.params) == 2 and op.params[1].type == b"int" and f"{op.op} postfix" in forms
         return mutable and (prefix or postfix)
-    if f"{op.op} vector" not in forms or len(op.params) != 2:
+    if len(op.params) == 1:  # unary minus (HIP 5.2's complex types)
+        return f"{op.op} unary" in forms and _by_value_or_const_ref(first, vector)
+    if len(op.params) != 2:
+        return False
+    second = op.params[1]
+    if second.type == vector:
+        form = f"{op.op} vector"
+        operand_ok = _by_value_or_const_ref(second, vector)
+    else:  # a scalar operand: HIP 5.2's complex `z * s` for each arithmetic type
+        form = f"{op.op} scalar"
+        operand_ok = _scalar(second) and (second.ref == "" or (second.ref == "&" and second.const))
+    if form not in forms or not operand_ok:
         return False
     if op.op in _COMPOUND:
-        return mutable and _by_value_or_const_ref(op.params[1], vector)
-    return _by_value_or_const_ref(first, vector) and _by_value_or_const_ref(op.params[1], vector)
+        return mutable
+    return _by_value_or_const_ref(first, vector)
 
 
 # -- proving that the user's operator does what HIP's does ---------------------------------------
@@ -357,7 +403,7 @@ def _makes(vector: bytes, parts: list[tuple[bytes, ...]]) -> list[tuple[bytes, .
 def _same_as_hip(op: _Operator, vector: bytes) -> bool:
     """Each component updated exactly once the way HIP's member does it; `return a;` allowed."""
     assert op.body is not None
-    scalar, n = VECTOR_TYPES[vector]
+    scalar, n = OPERAND_TYPES[vector]
     if op.op in ("/=",) and scalar not in FLOATING:
         return False  # integer division: HIP's traps/behaves per lane as the user's does, but keep it simple
     a = op.params[0].name
@@ -365,6 +411,8 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
     if op.stmts is None:
         return False
     if op.op not in _COMPOUND and op.op not in AMBIGUOUS_STEP:
+        if len(op.params) != 2 or op.params[1].type != vector:
+            return False  # unary minus, `z * s`: HIP 5.2's complex operators; not worth proving
         return _same_binary(op, vector, scalar, comps)
     stmts = list(op.stmts)
     returns_ok = op.returns in (b"void",) or op.returns.replace(b" ", b"") == vector + b"&"
@@ -448,7 +496,7 @@ def _broadcast_change(op: _Operator, vector: bytes) -> str | None:
         return None
     if scalar_param.ref == "&" and not scalar_param.const:
         return None  # `float&` only binds float lvalues; HIP's template takes the rest, as before
-    component, _ = VECTOR_TYPES[vector]
+    component, _ = OPERAND_TYPES[vector]
     scalar = SCALAR_SPELLINGS[scalar_param.type.decode()]
     same_type = scalar == component or _type_free(op.op, component, scalar)
     if same_type and op.body is not None and _is_broadcast(op, vector, vector_first, compound):
@@ -482,7 +530,7 @@ def _scalar(p: _Param) -> bool:
 
 
 def _is_broadcast(op: _Operator, vector: bytes, vector_first: bool, compound: bool) -> bool:
-    _, n = VECTOR_TYPES[vector]
+    _, n = OPERAND_TYPES[vector]
     comps = COMPONENTS[:n]
     v = op.params[0 if vector_first else 1].name
     s = op.params[1 if vector_first else 0].name
@@ -557,15 +605,16 @@ DECLARED = declare(
         Rule(
             "HIP127",
             "ambiguous-vector-operator",
-            Severity.ERROR,
-            "User operator on a HIP vector type is ambiguous with HIP's own",
-            "Delete the operator or guard it with `#if !defined(__HIP_PLATFORM_AMD__)` if it does what "
-            "HIP's does (element-wise); otherwise make it a named function and call that.",
-            "HIP's vector types (float4, int2, uchar4, ...) are classes with member operators +=, -=, *=, "
-            "/= (same vector type) and ++/--. A user's `__host__ __device__` free operator with the same "
-            "operands is an equally good match: every use is ambiguous and does not compile. Element-wise "
-            "definitions are guarded automatically (HIP213); this finding is what does something else and "
-            "needs a human.",
+            Severity.INFO,
+            "User operator on a HIP vector or complex type made to win over HIP's own",
+            "Nothing to do. To drop the attribute, give the operator a name and call that.",
+            "HIP's vector types (float4, int2, double2, ...; hipDoubleComplex is double2) are classes with "
+            "member operators += -= *= /= and ++/--, from ROCm 6.4 friend * and / of two vectors, and HIP "
+            "5.2's hip_complex.h adds complex operators. A user's `__host__ __device__` free operator with "
+            "the same operands matches every use equally well, so each use is ambiguous. One that is "
+            "element-wise is guarded (HIP213); any other (complex multiplication, ...) gets clang's "
+            '`__attribute__((enable_if(true, "")))` on AMD: clang prefers it in such ties, so every call '
+            "runs the user's operator, as on CUDA where it was the only one.",
         ),
         Rule(
             "HIP212",

@@ -45,6 +45,15 @@ VECTOR_TYPES: Mapping[bytes, tuple[str, int]] = MappingProxyType(
 )
 FLOATING = frozenset({"float", "double"})
 
+# cuComplex.h's types are typedefs of float2/double2 in CUDA and become hipFloatComplex/hipDoubleComplex,
+# typedefs of HIP's float2/double2 (HIP 5.2's hip_complex.h also gives them complex operators of its own:
+# the forms are probed apart, `complex_ambiguous` in mappings/probed/vector-ops-<HIP>.yaml).
+COMPLEX_TYPES: Mapping[bytes, tuple[str, int]] = MappingProxyType(
+    {b"cuFloatComplex": ("float", 2), b"cuComplex": ("float", 2), b"cuDoubleComplex": ("double", 2)}
+)
+# every type a user operator may take that HIP gives operators of its own
+OPERAND_TYPES: Mapping[bytes, tuple[str, int]] = MappingProxyType({**VECTOR_TYPES, **COMPLEX_TYPES})
+
 # Member operators (not templates) that a user's host+device free operator makes ambiguous.
 AMBIGUOUS_COMPOUND = frozenset({"+=", "-=", "*=", "/="})  # with an operand of the same vector type
 AMBIGUOUS_STEP = frozenset({"++", "--"})  # prefix `(T&)` and postfix `(T&, int)`
