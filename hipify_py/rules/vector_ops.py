@@ -26,17 +26,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
-from hipify_py.analysis.context import Context, Where
+from hipify_py.analysis.context import Context
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.lexer import COMMENT, IDENTIFIER
+from hipify_py.engine.lexer import COMMENT
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
@@ -51,37 +49,12 @@ from hipify_py.rules.vector_ops_data import (
     OPERAND_TYPES,
     SCALAR_SPELLINGS,
 )
+from hipify_py.rules.vector_ops_parse import Operator, Param, operators
 from hipify_py.util.lazyre import lazy
 
-_OPERATOR = lazy(rb"\boperator\s*(\+\+|--|<<=?|>>=?|[=!]=|[-+*/%^|&]=?)\s*\(")
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
 _OWN_TYPE = lazy(
     rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
-)
-# namespace scope, also inside #if blocks and header guards (not a class: a member is another story)
-_SCOPE_OK = frozenset(
-    {
-        "translation_unit",
-        "declaration_list",
-        "linkage_specification",
-        "preproc_if",
-        "preproc_ifdef",
-        "preproc_else",
-        "preproc_elif",
-        "preproc_elifdef",
-    }
-)
-_KEYWORDS = frozenset(
-    {
-        b"inline",
-        b"static",
-        b"extern",
-        b"constexpr",
-        b"__forceinline__",
-        b"__inline__",
-        b"__noinline__",
-        b"__global__",
-    }
 )
 _COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 PREFIX = "vector-ops-"
@@ -92,24 +65,6 @@ PREFER = (
     b'__attribute__((enable_if(true, "")))',
     b"#endif",
 )
-
-
-class _Param(NamedTuple):
-    type: bytes  # spelled without const/&: b"float4", b"float", b"unsigned int"
-    const: bool
-    ref: str  # "", "&" or "&&"
-    name: bytes
-
-
-class _Operator(NamedTuple):
-    node: Node  # function_definition or declaration
-    op: str
-    params: tuple[_Param, ...]
-    returns: bytes  # return type spelled as text, `&` included
-    body: Node | None
-    stmts: tuple[tuple[bytes, ...], ...] | None  # the body's statements as tokens, when short
-    qualifiers: frozenset[bytes] | None  # {__host__, __device__} after macro expansion; None: unknown macro
-    declarator_end: int  # where the function declarator ends (a declaration's `;` should follow)
 
 
 @functools.lru_cache(maxsize=8)
@@ -141,9 +96,9 @@ def check_vector_operators(ctx: Context) -> RuleResult:
     macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
     guarded: list[tuple[Node, str]] = []
     proven: set[tuple] = set()
-    declarations: list[tuple[_Operator, bytes]] = []
-    preferred: list[tuple[_Operator, bytes]] = []
-    for op in _operators(ctx, macros):
+    declarations: list[tuple[Operator, bytes]] = []
+    preferred: list[tuple[Operator, bytes]] = []
+    for op in operators(ctx, macros):
         vector = _vector_operand(op, own)
         if vector is None:
             continue
@@ -185,7 +140,7 @@ def check_vector_operators(ctx: Context) -> RuleResult:
     return result
 
 
-def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
+def _ambiguous(ctx: Context, op: Operator, vector: bytes) -> object:
     kind = "member" if op.op in _COMPOUND or op.op in AMBIGUOUS_STEP else "own"
     message = (
         f"operator{op.op} on {vector.decode()} matches as well as the {kind} operator{op.op} of HIP's "
@@ -195,7 +150,7 @@ def _ambiguous(ctx: Context, op: _Operator, vector: bytes) -> object:
     return ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
 
 
-def _prefer_edit(ctx: Context, op: _Operator) -> Edit | None:
+def _prefer_edit(ctx: Context, op: Operator) -> Edit | None:
     """PREFER before a definition's body, or after a declaration's declarator (before `;`, `= delete`);
     None where it is there already."""
     source = ctx.source
@@ -211,7 +166,7 @@ def _prefer_edit(ctx: Context, op: _Operator) -> Edit | None:
     return Edit(end, at, nl + block)
 
 
-def _signature(op: _Operator) -> tuple:
+def _signature(op: Operator) -> tuple:
     return (op.op, tuple((p.type, p.const, p.ref) for p in op.params))
 
 
@@ -223,122 +178,7 @@ def _own_types(source: bytes) -> frozenset[bytes]:
     return frozenset(n for n in names if n in OPERAND_TYPES)
 
 
-def _operators(ctx: Context, macros: dict[bytes, bytes]) -> Iterator[_Operator]:
-    seen: set[int] = set()
-    for m in _OPERATOR.finditer(ctx.source):
-        if ctx.is_protected(m.start()) or ctx.classify(m.start(), m.start() + 8) != Where.CODE:
-            continue
-        node = ctx.root.descendant_for_byte_range(m.start(), m.start() + 8)
-        while node is not None and node.type != "operator_name":
-            node = node.parent if node.type not in ("translation_unit", "compound_statement") else None
-        if node is None or node.parent is None or node.parent.type != "function_declarator":
-            continue
-        declarator = node.parent
-        owner = declarator.parent
-        while owner is not None and owner.type in ("reference_declarator", "pointer_declarator"):
-            owner = owner.parent
-        if (
-            owner is None
-            or owner.type not in ("function_definition", "declaration")
-            or owner.start_byte in seen
-        ):
-            continue
-        if owner.parent is None or owner.parent.type not in _SCOPE_OK or _skipped(ctx, owner):
-            continue
-        seen.add(owner.start_byte)
-        parsed = _parse(ctx, owner, declarator, m.group(1).decode(), macros)
-        if parsed is not None:
-            yield parsed
-
-
-def _skipped(ctx: Context, node: Node) -> bool:
-    start = node.start_byte
-    return ctx.is_protected(start) or any(a <= start < b for a, b in ctx.branches.dead)
-
-
-def _parse(
-    ctx: Context, owner: Node, declarator: Node, op: str, macros: dict[bytes, bytes]
-) -> _Operator | None:
-    source = ctx.source
-    params_node = declarator.child_by_field_name("parameters")
-    if params_node is None:
-        return None
-    params = []
-    for p in params_node.named_children:
-        if p.type == "comment":
-            continue
-        if p.type != "parameter_declaration":
-            return None
-        parsed = _param(source, p)
-        if parsed is None:
-            return None
-        params.append(parsed)
-    head = source[owner.start_byte : declarator.start_byte]
-    body = owner.child_by_field_name("body") if owner.type == "function_definition" else None
-    return _Operator(
-        node=owner,
-        op=op,
-        params=tuple(params),
-        returns=_return_type(source, owner, declarator),
-        body=body,
-        stmts=_statements(source, body),
-        qualifiers=_qualifiers(head, macros),
-        declarator_end=declarator.end_byte,
-    )
-
-
-def _qualifiers(head: bytes, macros: dict[bytes, bytes], depth: int = 0) -> frozenset[bytes] | None:
-    """__host__/__device__ among the words before the declarator, expanding the file's own macros;
-    None when a macro from elsewhere (HOST_DEVICE, __hostdev__) may stand for them."""
-    found: set[bytes] = set()
-    for word in IDENTIFIER.findall(head):
-        if word in (b"__host__", b"__device__"):
-            found.add(word)
-        elif word in macros:
-            inner = _qualifiers(macros[word], macros, depth + 1) if depth < 4 else None
-            if inner is None:
-                return None
-            found |= inner
-        elif word not in _KEYWORDS and (word.isupper() or word.startswith(b"__")):
-            return None
-    return frozenset(found)
-
-
-def _return_type(source: bytes, owner: Node, declarator: Node) -> bytes:
-    type_node = owner.child_by_field_name("type")
-    text = b"" if type_node is None else source[type_node.start_byte : type_node.end_byte]
-    wrapper = declarator.parent
-    if wrapper is not None and wrapper.type == "reference_declarator":
-        text += b"&"
-    return text
-
-
-def _param(source: bytes, p: Node) -> _Param | None:
-    type_node = p.child_by_field_name("type")
-    if type_node is None:
-        return None
-    const = any(c.type == "type_qualifier" and c.text == b"const" for c in p.children)
-    declarator = p.child_by_field_name("declarator")
-    ref = ""
-    name = b""
-    cur = declarator
-    while cur is not None and cur.type != "identifier":
-        if cur.type == "reference_declarator":
-            ref = "&&" if b"&&" in source[cur.start_byte : cur.start_byte + 3] else "&"
-        elif cur.type != "reference_declarator":
-            return None  # pointers, arrays: not a vector operand
-        cur = cur.child_by_field_name("declarator") or next(
-            (c for c in cur.named_children if c.type in ("identifier", "reference_declarator")), None
-        )
-    if cur is not None:
-        name = source[cur.start_byte : cur.end_byte]
-    spelled = b" ".join(source[type_node.start_byte : type_node.end_byte].split())
-    if type_node.type == "qualified_identifier":
-        spelled = b"::" + spelled  # my::float3 is not HIP's float3
-    return _Param(type=spelled, const=const, ref=ref, name=name)
-
-
-def _vector_operand(op: _Operator, own: frozenset[bytes]) -> bytes | None:
+def _vector_operand(op: Operator, own: frozenset[bytes]) -> bytes | None:
     """The HIP vector type this operator is about (its first vector operand)."""
     for p in op.params:
         if p.type in OPERAND_TYPES:
@@ -346,11 +186,11 @@ def _vector_operand(op: _Operator, own: frozenset[bytes]) -> bytes | None:
     return None
 
 
-def _by_value_or_const_ref(p: _Param, vector: bytes) -> bool:
+def _by_value_or_const_ref(p: Param, vector: bytes) -> bool:
     return p.type == vector and (p.ref == "" or (p.ref == "&" and p.const))
 
 
-def _ambiguous_shape(op: _Operator, vector: bytes, forms: frozenset[str]) -> bool:
+def _ambiguous_shape(op: Operator, vector: bytes, forms: frozenset[str]) -> bool:
     """Operands that one of HIP's non-template operators (a member, or a friend for `*`/`/` from ROCm
     6.4) matches equally well, in a form the target makes ambiguous."""
     if not op.params or op.params[0].type != vector:
@@ -400,7 +240,7 @@ def _makes(vector: bytes, parts: list[tuple[bytes, ...]]) -> list[tuple[bytes, .
     ]
 
 
-def _same_as_hip(op: _Operator, vector: bytes) -> bool:
+def _same_as_hip(op: Operator, vector: bytes) -> bool:
     """Each component updated exactly once the way HIP's member does it; `return a;` allowed."""
     assert op.body is not None
     scalar, n = OPERAND_TYPES[vector]
@@ -443,7 +283,7 @@ def _same_as_hip(op: _Operator, vector: bytes) -> bool:
     return len(stmts) == 1 and any(stmts[0] == (a, b"=", *form, b";") for form in built)
 
 
-def _same_binary(op: _Operator, vector: bytes, scalar: str, comps: tuple[str, ...]) -> bool:
+def _same_binary(op: Operator, vector: bytes, scalar: str, comps: tuple[str, ...]) -> bool:
     """`return make_float2(a.x * b.x, a.y * b.y);` (or a braced vector): HIP's friend operator."""
     a, b = op.params[0].name, op.params[1].name
     if not a or not b or op.stmts is None or op.returns.replace(b" ", b"") != vector:
@@ -454,29 +294,7 @@ def _same_binary(op: _Operator, vector: bytes, scalar: str, comps: tuple[str, ..
     return len(op.stmts) == 1 and any(op.stmts[0] == (b"return", *form, b";") for form in built)
 
 
-def _statements(source: bytes, body: Node | None) -> tuple[tuple[bytes, ...], ...] | None:
-    """Token texts of each statement of a short body (at most 4 components + `return`); None otherwise."""
-    if body is None or body.named_child_count > 6:
-        return None
-    out = []
-    for stmt in body.named_children:
-        if stmt.type == "comment":
-            continue
-        leaves: list[bytes] = []
-        stack = [stmt]
-        while stack:
-            cur = stack.pop()
-            if cur.type == "comment":
-                continue
-            if cur.child_count == 0:
-                leaves.append(source[cur.start_byte : cur.end_byte])
-            else:
-                stack.extend(reversed(cur.children))
-        out.append(tuple(leaves))
-    return tuple(out)
-
-
-def _broadcast_change(op: _Operator, vector: bytes) -> str | None:
+def _broadcast_change(op: Operator, vector: bytes) -> str | None:
     """A vector-scalar operator that is not a broadcast: calls with other scalar types change meaning."""
     if len(op.params) != 2:
         return None
@@ -525,11 +343,11 @@ def _type_free(op: str, component: str, scalar: str) -> bool:
     return integral and op.rstrip("=") in ("+", "-", "*", "&", "|", "^")
 
 
-def _scalar(p: _Param) -> bool:
+def _scalar(p: Param) -> bool:
     return p.type.decode(errors="replace") in SCALAR_SPELLINGS
 
 
-def _is_broadcast(op: _Operator, vector: bytes, vector_first: bool, compound: bool) -> bool:
+def _is_broadcast(op: Operator, vector: bytes, vector_first: bool, compound: bool) -> bool:
     _, n = OPERAND_TYPES[vector]
     comps = COMPONENTS[:n]
     v = op.params[0 if vector_first else 1].name
