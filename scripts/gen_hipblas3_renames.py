@@ -92,13 +92,18 @@ names:
     return head + body
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def prefixes(argv: list[str] | None, doc: str, default_out: Path) -> argparse.Namespace:
+    """--old/--new installation prefixes, --out, --check: the arguments of the hipBLAS generators."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--old", type=Path, required=True, help="prefix of a ROCm 6 (hipBLAS 2) installation")
     ap.add_argument("--new", type=Path, required=True, help="prefix of a ROCm 7 (hipBLAS 3) installation")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, default=default_out)
     ap.add_argument("--check", action="store_true", help="exit 1 when --out differs from a fresh generation")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = prefixes(argv, __doc__, DEFAULT_OUT)
     text = render(
         rows(declared(args.old), declared(args.new)), header_version(args.old), header_version(args.new)
     )

@@ -62,15 +62,17 @@ def test_each_target_gets_its_rows(version: str) -> None:
 
 @pytest.mark.hipcc
 @pytest.mark.rocm
-def test_hipblas3_table_is_what_the_headers_say() -> None:
-    """mappings/version-renames-hipblas3.yaml is regenerated from the hipBLAS headers of ROCm 6.4 and 7.2."""
+@pytest.mark.parametrize("script_name", ["gen_hipblas3_renames", "gen_blas64_renames"])
+def test_hipblas_tables_are_what_the_headers_say(script_name: str) -> None:
+    """mappings/version-renames-{hipblas3,blas64}.yaml are regenerated from the hipBLAS headers of ROCm
+    6.4 and 7.2."""
     from conftest import load_script
     from toolchains import by_version, require
 
     old, new = by_version("6.4"), by_version("7.2")
     require(old), require(new)
     assert old.include is not None and new.include is not None
-    script = load_script("gen_hipblas3_renames")
+    script = load_script(script_name)
     assert script.main(["--old", str(old.include.parent), "--new", str(new.include.parent), "--check"]) == 0
 
 
@@ -114,3 +116,11 @@ def test_counterparts_hold_from_the_release_that_declares_them() -> None:
     alias = b"CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED"
     assert renames_for("5.2").names.get(alias) is None
     assert renames_for("6.4").names[alias].hip == "hipDeviceAttributeVirtualMemoryManagementSupported"
+
+
+def test_blas64_names_per_hipblas_generation() -> None:
+    """cuBLAS's unmapped `_64` functions: hipBLAS 2's `_v2_64` names, hipBLAS 3's `_64` ones."""
+    assert renames_for("5.2").names.get(b"cublasCdgmm_64") is None  # no int64_t API in that hipBLAS
+    assert renames_for("6.4").names[b"cublasCdgmm_64"].hip == "hipblasCdgmm_v2_64"
+    assert renames_for("7.2").names[b"cublasCdgmm_64"].hip == "hipblasCdgmm_64"
+    assert renames_for("7.2").names[b"cublasChemm_v2_64"].hip == "hipblasChemm_64"
