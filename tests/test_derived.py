@@ -161,25 +161,6 @@ def test_old_builds_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch)
     assert derived.load("table", lambda *a: pytest.fail("the newest was pruned"), "5.2") == derived.KEEP + 2
 
 
-def test_operator_uses_scanned_once_per_content(
-    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from hipify_py.project import operator_uses
-    from hipify_py.run import outcome, settle
-
-    source = tmp_path / "k.cu"
-    source.write_bytes(b"__global__ void k(float2* v, float2 w) { v[0] *= w; }\n")
-    outcomes = [outcome.FileOutcome(source, outcome.Status.UNCHANGED, kind="source")]
-    first = settle.operator_uses_of(outcomes, cache_dir)
-    assert first == set(operator_uses.operator_uses(source.read_bytes())) and first
-    monkeypatch.setattr(operator_uses, "operator_uses", lambda data: pytest.fail("scanned again"))
-    assert settle.operator_uses_of(outcomes, cache_dir) == first
-    source.write_bytes(b"void f(int* p) { *p += 1; }\n")  # new content: scanned
-    monkeypatch.setattr(operator_uses, "operator_uses", lambda data: ("use:+= ?",))
-    assert settle.operator_uses_of(outcomes, cache_dir) == {"use:+= ?"}
-    assert settle.operator_uses_of(outcomes, None) == {"use:+= ?"}  # no cache directory: scanned
-
-
 def test_a_checkout_ships_no_built_tables() -> None:
     """From the source tree the YAML may be edited: only the code-stamped cache serves built tables."""
     assert derived.shipped_dir() is None

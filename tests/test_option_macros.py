@@ -239,20 +239,3 @@ def test_translate_marks_and_settle_decides() -> None:
     assert str(settle([finding], {})[0].severity) == "warning"
     assert settle([finding], {"PTX": ""})[0] == finding
     assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
-
-
-def test_operator_uses() -> None:
-    from hipify_py.project.operator_uses import operator_uses
-
-    src = b"""
-    // a *= b in a comment, "x += y" in a string
-    __device__ void f(float2 *p, float2 v, float s, int n) {
-        p += n;        // pointer arithmetic
-        p[0] *= s;     // vector by scalar: HIP's template, no collision
-        p[1] -= v;     // vector by vector
-        v.x += 1.0f;   // a component
-        for (int i = 0; i < n; ++i) n--;
-        ++v;
-    }
-    """
-    assert operator_uses(src) == ("use:++ float2", "use:-= float2")

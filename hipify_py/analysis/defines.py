@@ -10,8 +10,6 @@ from collections.abc import Callable, Sequence
 from hipify_py.engine.source import line_matches
 from hipify_py.util.lazyre import lazy
 
-USE = "use:"  # an operator use a finding needs (project/operator_uses.py), not a macro
-
 # Option macros: a project's SCREAMING_CASE names. Not the compiler's (`__x`, `_X`, `linux`), not HIP's
 # or ROCm's, not the C/C++/POSIX/MPI/OpenMP headers' (these are defined without the project saying so).
 _OPTION = lazy(rb"[A-Z][A-Z0-9_]*")

@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from hipify_py.analysis.defines import USE
 from hipify_py.engine.diagnostics import Diagnostic, Severity
 from hipify_py.util.lazyre import lazy
 
@@ -206,9 +205,8 @@ def pending(diagnostics: Sequence[Diagnostic]) -> bool:
 
 
 def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> list[Diagnostic]:
-    """Error findings in code that needs a macro the default build does not define, or an operator use
-    no file of the project makes (`use:*= float2`, vector_ops.operator_uses), become warnings that say
-    so. `defined`: macro or use -> "" (there) or the build option that defines the macro (off by default)."""
+    """Error findings in code that needs a macro the default build does not define become warnings that
+    say so. `defined`: macro -> "" (there) or the build option that defines it (off by default)."""
     out = []
     for d in diagnostics:
         missing = [n for n in d.requires if not _present(n, defined)] if d.severity is Severity.ERROR else []
@@ -219,18 +217,10 @@ def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> lis
 
 
 def _present(name: str, defined: Mapping[str, str]) -> bool:
-    if name.startswith(USE):  # `use:*= float2`: also `use:*= ?`, a use whose operand type is not spelled
-        return name in defined or f"{name.rsplit(' ', 1)[0]} ?" in defined or f"{USE}? ?" in defined
     return defined.get(name) == ""
 
 
 def _why(name: str, defined: Mapping[str, str]) -> str:
-    if name.startswith(USE):
-        op, vector = name[len(USE) :].split(" ", 1)
-        return (
-            f"nothing in the project applies {op} to a {vector} with a {vector} operand: an unused "
-            "colliding operator compiles, only a use is ambiguous"
-        )
     why = defined.get(name)
     if why is None:
         return f"only compiled when {name} is defined, which nothing in the project does"
