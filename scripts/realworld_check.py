@@ -284,6 +284,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     after = _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
+    before, after = _DECLARATOR_END.sub(b") ", before), _DECLARATOR_END.sub(b") ", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for i1, i2, j1, j2 in _hunks(matcher.get_opcodes(), old_lines, new_lines):
@@ -464,6 +465,21 @@ def check_file(
 _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
+# what rules/vector_ops.py writes between its marker #if and #endif (HIP127: the user's operator wins)
+# (the block it writes before a `{` or `;` may have split that line: see _DECLARATOR_END)
+_PREFER_BLOCK = re.compile(
+    rb"^#if defined\(__clang__\) && defined\(__HIP_PLATFORM_AMD__\) // hipify-py:[^\n]*\r?\n"
+    rb'__attribute__\(\(enable_if\(true, ""\)\)\)\r?\n#endif\r?\n',
+    re.M,
+)
+# `) {` / `)\n{` / `);` / `)\n;`: one spelling, on both sides
+_DECLARATOR_END = re.compile(rb"\)[ \t]*\r?\n?[ \t]*(?=[{;])")
+
+
+def _without_prefer_blocks(text: bytes) -> bytes:
+    return _PREFER_BLOCK.sub(b"", text)
+
+
 # an equivalent the translator writes for a name the target lacks (hipify_py/data/shim_table.py: definition;
 # a header's, rules/header_shims.py, opens with the NVIDIA platform's include of CUDA's own header)
 # (rules/host_minmax.py's block: more comment lines, then `#if defined(__HIP__) && ...HIPIFY_PY_SHIM_min...`)
@@ -498,7 +514,7 @@ def without_markers(text: bytes) -> bytes:
     if b"hipify-py:" not in text:
         return text
     text = _without_shim_blocks(text)
-    text = _MARKER_COMMENT.sub(lambda m: m.group(1), text)
+    text = _without_prefer_blocks(_MARKER_COMMENT.sub(lambda m: m.group(1), text))
     drop: list[tuple[int, int]] = []
     stack: list[bool] = []
     for m in _CONDITIONAL.finditer(text):
