@@ -267,6 +267,17 @@ def _copies(call: Call, spans: list[Span], to: int) -> list[Edit]:
 
 
 # -- lexical helpers -------------------------------------------------------------------------------
+def balanced_parens(text: bytes) -> bool:
+    """Whether `text` (an argument's text) closes every `(` it opens and no other: `x` of `int(x)` is one
+    operand, `a) + int(b` is not."""
+    depth = 0
+    for c in text:
+        depth += (c == 0x28) - (c == 0x29)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _skip_blanks(source: bytes, i: int, end: int) -> int:
     while i < end:
         if source[i : i + 1] in (b" ", b"\t", b"\r", b"\n", b"\\"):

@@ -22,12 +22,12 @@ from typing import NamedTuple
 
 from hipify_py.analysis.version_tests import (
     ERROR_LINE,
-    GROUP_LINE,
     TOOLKIT_COMPARE,
     VERSION_MACROS,
     choices_to_open,
     current_toolkits_differ,
     error_branch,
+    group_directives,
 )
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
@@ -430,20 +430,12 @@ def newer_toolkit_elif(source: bytes, line_end: int) -> int | None:
     """`#ifndef CUDART_VERSION / #error / #elif CUDART_VERSION >= N`: once ROCm skips the #error branch
     (the macro is undefined under hipcc), the `#elif` right after it, a test for toolkits from version N
     on, is false there too and ROCm would fall to the branch for old toolkits. Its line start, or None."""
-    depth = 0
-    for m in GROUP_LINE.finditer(source, line_end):
-        kind = m.group(1)
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            depth += 1
-        elif kind == b"endif":
-            if depth == 0:
-                return None
-            depth -= 1
-        elif depth == 0 and kind == b"elif":
+    for m in group_directives(source, line_end):
+        if m.group(1) == b"elif":
             end = _logical_end(source, m.end())
             condition = _COMMENT.sub(b" ", source[m.end() : end])
             return m.start() if _NEWER_TEST.fullmatch(condition) else None
-        elif depth == 0 and kind != b"error":
+        if m.group(1) != b"error":
             return None
     return None
 

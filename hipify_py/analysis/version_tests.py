@@ -15,7 +15,7 @@ or nowhere, so that a declaration and its uses stay together.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from hipify_py.data.detector_data import LIBRARY_VERSION_MACROS
 from hipify_py.util.lazyre import lazy
@@ -86,23 +86,32 @@ VERSION_MACROS = lazy(
 )
 
 
-def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
-    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
-    condition is true under hipcc, else the `#else` that follows directly), or None."""
-    depth, in_taken = 0, taken
+def group_directives(source: bytes, line_end: int) -> Iterator[re.Match[bytes]]:
+    """The directives of the group whose opening line ends at `line_end`, at that group's own level
+    (#elif, #else, #error; nested groups skipped), up to its #endif (not yielded)."""
+    depth = 0
     for m in GROUP_LINE.finditer(source, line_end):
         kind = m.group(1)
         if kind in (b"if", b"ifdef", b"ifndef"):
             depth += 1
         elif kind == b"endif":
             if depth == 0:
-                return None
+                return
             depth -= 1
-        elif depth == 0 and kind == b"error":
+        elif depth == 0:
+            yield m
+
+
+def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
+    """Where hipcc meets an `#error` of the branch it takes at this directive (its own body when the
+    condition is true under hipcc, else the `#else` that follows directly), or None."""
+    in_taken = taken
+    for m in group_directives(source, line_end):
+        if m.group(1) == b"error":
             if in_taken:
                 return m.start()
-        elif depth == 0:  # #elif / #else of this group
-            if in_taken or kind != b"else":
-                return None  # the taken branch ended, or an #elif whose value is not known here
+        elif in_taken or m.group(1) != b"else":
+            return None  # the taken branch ended, or an #elif whose value is not known here
+        else:
             in_taken = True
     return None

@@ -108,19 +108,10 @@ _C_CAST = lazy(rb"\(\s*(?P<type>[\w\s]+?)\s*\)\s*[\w.]+")
 def cast_type(text: bytes) -> bytes | None:
     """The type an argument is cast to as a whole (`static_cast<T>(x)`, `(T)x`), read lexically."""
     m = _STATIC_CAST.fullmatch(text)
-    if m is not None and _balanced(m.group("rest")):
+    if m is not None and callargs.balanced_parens(m.group("rest")):
         return normal(m.group("type"))
     m = _C_CAST.fullmatch(text)
     return normal(m.group("type")) if m is not None else None
-
-
-def _balanced(text: bytes) -> bool:
-    depth = 0
-    for c in text:
-        depth += (c == 0x28) - (c == 0x29)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _needs_cast(ctx: Context, call: Call, cast: Cast, returns: Mapping[bytes, bytes]) -> bool:

@@ -163,7 +163,7 @@ def _evidently_int(ctx: Context, arg: bytes, at: int) -> bool:
         return name in _INT_LIKE and not star and not _OPERATOR.search(arg, cast.end())
     functional = _FUNCTIONAL.fullmatch(arg)  # `int(x)`
     if functional is not None:
-        return functional.group(1) in _INT_LIKE and _balanced(functional.group(2))
+        return functional.group(1) in _INT_LIKE and callargs.balanced_parens(functional.group(2))
     if not arg.replace(b"_", b"a").isalnum() or arg[:1].isdigit():
         return False  # an expression: its type is not evident here
     start = _function_start(ctx, at)
@@ -177,16 +177,6 @@ def _evidently_int(ctx: Context, arg: bytes, at: int) -> bool:
             before = _WORD_BEFORE.search(ctx.source, max(0, d.start() - 24), d.start())
             return d.group(1) != b"int" or before is None or before.group(1) not in _WIDENING
     return False
-
-
-def _balanced(text: bytes) -> bool:
-    """`x` of `int(x)` is one operand (`int(a) + int(b)` is not one functional cast)."""
-    depth = 0
-    for c in text:
-        depth += (c == 0x28) - (c == 0x29)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def helper_text(nl: bytes = b"\n") -> bytes:

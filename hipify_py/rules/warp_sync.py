@@ -51,19 +51,10 @@ def _bare(text: bytes) -> bytes:
         cast = _CAST_PREFIX.match(text)
         if cast and cast.end() < len(text):
             text = text[cast.end() :]
-        elif text.startswith(b"(") and text.endswith(b")") and _balanced(text[1:-1]):
+        elif text.startswith(b"(") and text.endswith(b")") and callargs.balanced_parens(text[1:-1]):
             text = text[1:-1]
         else:
             return text
-
-
-def _balanced(text: bytes) -> bool:
-    depth = 0
-    for c in text:
-        depth += (c == 0x28) - (c == 0x29)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def full_mask_names(source: bytes) -> frozenset[bytes]:
