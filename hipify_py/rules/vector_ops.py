@@ -56,6 +56,8 @@ _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
 _OWN_TYPE = lazy(
     rb"\b(?:struct|class|union)\s+(\w+)\s*(?:final\s*)?[{:]|\btypedef\b[^;{}]*?\b(\w+)\s*;|\busing\s+(\w+)\s*="
 )
+# `typedef float2 Complex;`, `using cplx = cuDoubleComplex;`: the file's own names for a vector type
+_ALIAS = lazy(rb"\btypedef\s+(\w+)\s+(\w+)\s*;|\busing\s+(\w+)\s*=\s*(\w+)\s*;")
 _COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 PREFIX = "vector-ops-"
 _COMMUTATIVE = frozenset({"+", "*", "&", "|", "^"})  # `s + a.x` is `a.x + s`, bit for bit (IEEE too)
@@ -93,12 +95,15 @@ def check_vector_operators(ctx: Context) -> RuleResult:
         return result
     _, vector_forms, complex_forms = ambiguous_forms(ctx.options.hip_version)
     own = _own_types(source)
+    aliases = _aliases(source, own)
     macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
     guarded: list[tuple[Node, str]] = []
     proven: set[tuple] = set()
     declarations: list[tuple[Operator, bytes]] = []
     preferred: list[tuple[Operator, bytes]] = []
     for op in operators(ctx, macros):
+        if aliases:
+            op = op._replace(params=tuple(p._replace(type=aliases.get(p.type, p.type)) for p in op.params))
         vector = _vector_operand(op, own)
         if vector is None:
             continue
@@ -176,6 +181,23 @@ def _own_types(source: bytes) -> frozenset[bytes]:
     for m in _OWN_TYPE.finditer(source):
         names.update(g for g in m.groups() if g)
     return frozenset(n for n in names if n in OPERAND_TYPES)
+
+
+def _aliases(source: bytes, own: frozenset[bytes]) -> dict[bytes, bytes]:
+    """The file's typedef/using names of a vector or complex type, through chains of them."""
+    if b"typedef" not in source and b"using" not in source:
+        return {}
+    named: dict[bytes, bytes] = {}
+    for m in _ALIAS.finditer(source):
+        target, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        named[name] = target
+    out = {}
+    for name, target in named.items():
+        for _ in range(4):  # typedef FloatComplex Complex; typedef float2 FloatComplex;
+            target = named.get(target, target) if target not in OPERAND_TYPES else target
+        if target in OPERAND_TYPES and target not in own and name not in OPERAND_TYPES:
+            out[name] = target
+    return out
 
 
 def _vector_operand(op: Operator, own: frozenset[bytes]) -> bytes | None:
