@@ -129,7 +129,7 @@ def check_vector_operators(ctx: Context) -> RuleResult:
     for op, vector in preferred:
         edit = _prefer_edit(ctx, op)
         if edit is not None:  # None: marked already (a second run over the output)
-            result.diagnostics.append(_ambiguous(ctx, op, vector))
+            result.diagnostics.append(_preferred(ctx, op, vector))
             result.edits.append(edit)
             result.counts["vector_operators_preferred"] += 1
     guarded.sort(key=lambda g: g[0].start_byte)  # why: a prototype is found after its definition
@@ -145,19 +145,18 @@ def check_vector_operators(ctx: Context) -> RuleResult:
     return result
 
 
-def _ambiguous(ctx: Context, op: Operator, vector: bytes) -> object:
-    kind = "member" if op.op in _COMPOUND or op.op in AMBIGUOUS_STEP else "own"
+def _preferred(ctx: Context, op: Operator, vector: bytes) -> object:
     message = (
-        f"operator{op.op} on {vector.decode()} matches as well as the {kind} operator{op.op} of HIP's "
-        f"{vector.decode()} and does something else than HIP's (element-wise): marked with clang's "
-        "enable_if(true), which wins such ties, so every call runs it as on CUDA"
+        f"operator{op.op} on {vector.decode()} ties with HIP's own operator{op.op} on it at every use and is "
+        "not element-wise as HIP's is: marked with clang's enable_if(true), which wins such ties, so each "
+        "call runs it as on CUDA"
     )
     return ctx.diag("HIP127", op.node.start_byte, op.node.end_byte, message)
 
 
 def _prefer_edit(ctx: Context, op: Operator) -> Edit | None:
-    """PREFER before a definition's body, or after a declaration's declarator (before `;`, `= delete`);
-    None where it is there already."""
+    """PREFER before a definition's body, or after a declaration's declarator (before its `;`); None
+    where it is there already."""
     source = ctx.source
     nl = newline_of(source)
     block = nl.join(PREFER) + nl
