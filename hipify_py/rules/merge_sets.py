@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hipify_py.analysis.context import Context
+from hipify_py.data.renames import renames_for
 from hipify_py.rules.identifiers import replacement
 
 
@@ -18,11 +19,14 @@ def merge_candidates(ctx: Context) -> tuple[dict[bytes, bytes], set[bytes]]:
     present = ctx.identifiers
     targets: dict[bytes, bytes] = {}
     spellings: dict[bytes, set[bytes]] = defaultdict(set)
+    for_target = renames_for(ctx.target).names if ctx.target else {}
     for name in ctx.tables.candidates.keys & present:
         if name not in ctx.tables.names:
             continue  # a renamed namespace (cub)
-        entry = ctx.tables.names[name]
-        new, _ = replacement(entry, ctx.options)
+        rename = for_target.get(name)  # what the target spells it (rules/identifiers.py writes that)
+        if rename is not None and rename.hip == rename.cuda:
+            continue  # kept as written
+        new = rename.hip if rename is not None else replacement(ctx.tables.names[name], ctx.options)[0]
         if not new:
             continue
         target = new.encode()
