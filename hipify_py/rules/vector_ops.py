@@ -28,7 +28,7 @@ import functools
 import re
 from pathlib import Path
 
-from hipify_py.analysis.context import Context
+from hipify_py.analysis.context import Context, Where
 from hipify_py.data import derived
 from hipify_py.data.mappings import probed_dir
 from hipify_py.data.versions import read_versioned
@@ -94,9 +94,9 @@ def check_vector_operators(ctx: Context) -> RuleResult:
     if b"operator" not in source or not (ctx.identifiers & OPERAND_TYPES.keys()):
         return result
     _, vector_forms, complex_forms = ambiguous_forms(ctx.options.hip_version)
-    own = _own_types(source)
-    aliases = _aliases(source, own)
-    macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source)}
+    own = _own_types(ctx)
+    aliases = _aliases(ctx, own)
+    macros = {m.group(1): m.group(2) for m in _MACRO.finditer(source) if not _skipped_branch(ctx, m.start())}
     guarded: list[tuple[Node, str]] = []
     proven: set[tuple] = set()
     declarations: list[tuple[Operator, bytes]] = []
@@ -174,20 +174,34 @@ def _signature(op: Operator) -> tuple:
     return (op.op, tuple((p.type, p.const, p.ref) for p in op.params))
 
 
-def _own_types(source: bytes) -> frozenset[bytes]:
-    """Names the file declares as types itself (a user's own `struct float3` is not HIP's)."""
+def _skipped_branch(ctx: Context, at: int) -> bool:
+    """In a branch hipcc skips (`#ifndef __CUDACC__`: host compilers only)."""
+    return any(a <= at < b for a, b in ctx.branches.dead)
+
+
+def _dead(ctx: Context, at: int) -> bool:
+    """In a comment or string, or in a branch hipcc skips."""
+    return ctx.classify(at, at + 1) in (Where.COMMENT, Where.STRING) or _skipped_branch(ctx, at)
+
+
+def _own_types(ctx: Context) -> frozenset[bytes]:
+    """Names the file declares as types itself (a user's own `struct float3` is not HIP's), outside the
+    branches hipcc skips (`#ifndef __CUDACC__ struct double2 {...}` is for host compilers only)."""
     names = set()
-    for m in _OWN_TYPE.finditer(source):
-        names.update(g for g in m.groups() if g)
+    for m in _OWN_TYPE.finditer(ctx.source):
+        if not _dead(ctx, m.start()):
+            names.update(g for g in m.groups() if g)
     return frozenset(n for n in names if n in OPERAND_TYPES)
 
 
-def _aliases(source: bytes, own: frozenset[bytes]) -> dict[bytes, bytes]:
+def _aliases(ctx: Context, own: frozenset[bytes]) -> dict[bytes, bytes]:
     """The file's typedef/using names of a vector or complex type, through chains of them."""
-    if b"typedef" not in source and b"using" not in source:
+    if b"typedef" not in ctx.source and b"using" not in ctx.source:
         return {}
     named: dict[bytes, bytes] = {}
-    for m in _ALIAS.finditer(source):
+    for m in _ALIAS.finditer(ctx.source):
+        if _dead(ctx, m.start()):
+            continue
         target, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         named[name] = target
     out = {}

@@ -118,7 +118,7 @@ def _parse(
         node=owner,
         op=op,
         params=tuple(params),
-        returns=_return_type(source, owner, declarator),
+        returns=_return_type(source, owner, declarator, macros),
         body=body,
         stmts=_statements(source, body),
         qualifiers=_qualifiers(head, macros),
@@ -143,9 +143,16 @@ def _qualifiers(head: bytes, macros: dict[bytes, bytes], depth: int = 0) -> froz
     return frozenset(found)
 
 
-def _return_type(source: bytes, owner: Node, declarator: Node) -> bytes:
+def _return_type(source: bytes, owner: Node, declarator: Node, macros: dict[bytes, bytes]) -> bytes:
     type_node = owner.child_by_field_name("type")
     text = b"" if type_node is None else source[type_node.start_byte : type_node.end_byte]
+    if text in macros:  # `FNQUALIFIERS inline double2& operator+=(...)`: the parser took the macro
+        words = [
+            w
+            for w in IDENTIFIER.findall(source[owner.start_byte : declarator.start_byte])
+            if w not in macros and w not in _KEYWORDS and w not in (b"__host__", b"__device__", b"const")
+        ]
+        text = b" ".join(words)
     wrapper = declarator.parent
     if wrapper is not None and wrapper.type == "reference_declarator":
         text += b"&"
@@ -195,5 +202,17 @@ def _statements(source: bytes, body: Node | None) -> tuple[tuple[bytes, ...], ..
                 leaves.append(source[cur.start_byte : cur.end_byte])
             else:
                 stack.extend(reversed(cur.children))
+        inner = leaves[2:-2]
+        if leaves[:2] == [b"return", b"("] and leaves[-2:] == [b")", b";"] and _balanced_tokens(inner):
+            leaves = [b"return", *inner, b";"]  # `return(v);` is `return v;`
         out.append(tuple(leaves))
     return tuple(out)
+
+
+def _balanced_tokens(tokens: list[bytes]) -> bool:
+    depth = 0
+    for t in tokens:
+        depth += (t == b"(") - (t == b")")
+        if depth < 0:
+            return False
+    return depth == 0 and bool(tokens)
