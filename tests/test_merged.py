@@ -129,6 +129,16 @@ def test_vector_operator_facts_match_each_hipcc(chain: Toolchain) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("chain", params())
+def test_void_handles_match_each_hipcc(chain: Toolchain) -> None:
+    """scripts/probe_void_handles.py --check against the committed table of every target."""
+    hipcc = require(chain)
+    table = REPO / "mappings" / "probed" / f"void-handles-{chain.version}.yaml"
+    script = [sys.executable, str(REPO / "scripts/probe_void_handles.py"), "--hipcc", hipcc, "--check"]
+    proc = subprocess.run([*script, "--out", str(table)], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_rule_facts_are_the_hip_52_table() -> None:
     """vector_ops_data.py's ambiguous operators are what the HIP 5.2 probe found, form for form."""
     doc = yaml.safe_load((REPO / "mappings" / "probed" / "vector-ops-5.2.yaml").read_text())

@@ -32,7 +32,7 @@ from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
-from hipify_py.rules.merge_sets import merge_candidates
+from hipify_py.rules.merge_sets import VOID, merge_candidates, void_handles
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
@@ -136,9 +136,10 @@ def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleRe
             units.setdefault(unit.node.start_byte, unit)
     if len(units) < 2:
         return
+    handles = {n.encode() for n in void_handles(ctx.options.hip_version)}
     groups: dict[tuple, list[_Unit]] = defaultdict(list)
     for unit in sorted(units.values(), key=lambda u: u.node.start_byte):
-        groups[(unit.scope, unit.name, unit.renamed)].append(unit)
+        groups[(unit.scope, unit.name, tuple(VOID if t in handles else t for t in unit.renamed))].append(unit)
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -161,6 +162,14 @@ def _report_overload(ctx: Context, renamer: _Renamer, first: _Unit, later: _Unit
     if declaration and not (first.in_class and later.in_class):
         return  # a function may be declared again at namespace scope: only two definitions collide
     start, end = later.node.start_byte, later.node.end_byte
+    if first.renamed != later.renamed:  # `destroy(hipsparseMatDescr_t)`, `destroy(hipsparseDnVecDescr_t)`
+        message = (
+            f"`{was}` becomes `{signature}` after renaming and line {line}'s `{first.shown}` becomes "
+            f"`{first.shown_hip}`: HIP declares both types as `void*`, so the two are one function, a "
+            "redefinition; calls could not tell them apart, so neither is disabled: give them different names"
+        )
+        result.diagnostics.append(ctx.diag("HIP125", start, end, message))
+        return
     if not _can_wrap(ctx, later.node):
         message = (
             f"`{was}` becomes `{signature}` after renaming, like line {line}: a redefinition; keep one "
@@ -571,7 +580,8 @@ DECLARED = declare(
             "cudaStream_t/CUstream -> hipStream_t, cudaEvent_t/CUevent, cudaArray_t/CUarray, ...; the merge "
             "sets are the CUDA names the mapping tables send to one HIP name). Overloads on such a pair "
             "become redefinitions. Where the later definition can be wrapped safely, the tool does it "
-            "(HIP212/HIP213); this finding is what it could not fix.",
+            "(HIP212/HIP213); this finding is what it could not fix, and overloads on CUDA types HIP "
+            "declares `void*` (cuSPARSE descriptors, ...; probed): nothing disabled there.",
         ),
         Rule(
             "HIP126",
@@ -585,5 +595,6 @@ DECLARED = declare(
             "finding is what it could not fix.",
         ),
     ),
+    loads=(void_handles,),
     fixtures=("collisions",),
 )
