@@ -24,7 +24,7 @@ from hipify_py.buildfiles.libraries import (
     lib_key,
     lib_target,
 )
-from hipify_py.buildfiles.nvcc_flags import translate_flags
+from hipify_py.buildfiles.nvcc_flags import renamed_definitions, translate_flags
 from hipify_py.util.lazyre import lazy
 
 _ARCH_ITEM = lazy(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
@@ -540,6 +540,12 @@ def plan_command(cmd: Cmd, facts: CMakeFacts, covered: set[str], state: dict[str
         idxs = [k for k in range(first, len(texts)) if texts[k] not in _TARGET_KEYWORDS]
         if idxs and not _cmake_flags(cmd, idxs, plan, facts):
             plan.whole = ""
+    elif key == "add_definitions":
+        _cmake_flags(cmd, range(len(texts)), plan, facts)
+    elif key in ("add_compile_definitions", "target_compile_definitions"):
+        first = 1 if key.startswith("target_") else 0
+        raw = [a.text for a in cmd.args[first:]]
+        plan.args.update({first + k: t for k, t in renamed_definitions(raw).items()})
     elif key in ("target_link_libraries", "link_libraries"):
         _plan_link(cmd, facts, plan)
     elif key in ("set_target_properties", "set_property", "set_source_files_properties"):

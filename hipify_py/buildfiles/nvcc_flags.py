@@ -4,6 +4,7 @@ meaning or is dropped).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -248,6 +249,47 @@ def _lib_flag(flag: str, opts: BuildOptions) -> _Flag | None:
     return _Flag(None, WARN, f"library {flag} has no HIP counterpart; left as is", "port the calls by hand")
 
 
+@functools.lru_cache(maxsize=1)
+def _macro_renames() -> Mapping[str, str]:
+    """CUDA macro names (the tables' `define` rows) -> the HIP name the translated sources spell."""
+    from hipify_py.data.mappings import load_mappings
+
+    by_cuda = load_mappings().by_cuda
+    rows = (by_cuda[name] for name in by_cuda)
+    return MappingProxyType({e.cuda: e.hip for e in rows if e.kind == "define" and e.hip and e.hip != e.cuda})
+
+
+_DEFINE_FLAGS = ("-D", "--define-macro", "-U", "--undefine-macro")
+
+
+def _renamed_definition(text: str) -> str:
+    """NAME[=VALUE] of a -D/-U flag with the CUDA macro names in it renamed as the sources are: the
+    translation renames a macro where the code tests or uses it (`THRUST_DEVICE_SYSTEM_CUDA`,
+    `CUDA_API_PER_THREAD_DEFAULT_STREAM`), so the build must define the new name."""
+    renames = _macro_renames()
+    return re.sub(r"[A-Za-z_]\w*", lambda m: renames.get(m.group(0), m.group(0)), text)
+
+
+def _define_flag(pieces: Sequence[str], i: int) -> tuple[tuple[str, ...], int] | None:
+    """(replacement, pieces spanned) for a -D/-U option at i whose macro names the translation renames."""
+    p = pieces[i]
+    for opt in _DEFINE_FLAGS:
+        if p == opt and i + 1 < len(pieces):
+            new = _renamed_definition(pieces[i + 1])
+            return ((p, new), 2) if new != pieces[i + 1] else None
+        joined = opt + "=" if opt.startswith("--") else opt
+        if p.startswith(joined) and len(p) > len(joined):
+            new = _renamed_definition(p[len(joined) :])
+            return ((joined + new,), 1) if new != p[len(joined) :] else None
+    return None
+
+
+def renamed_definitions(args: Sequence[str]) -> dict[int, str]:
+    """CMake compile definitions (NAME[=VALUE], no -D) -> index: the renamed text, where it changes."""
+    out = {k: _renamed_definition(a) for k, a in enumerate(args)}
+    return {k: t for k, t in out.items() if t != args[k]}
+
+
 class _FlagNote(NamedTuple):
     index: int  # piece the note is about
     severity: Severity
@@ -288,6 +330,11 @@ def translate_flags(
             i += span
             continue
         p = pieces[i]
+        defined = _define_flag(pieces, i) if p.startswith(("-D", "-U", "--define", "--undefine")) else None
+        if defined is not None:
+            new.update({i: defined[0], **{k: () for k in range(i + 1, i + defined[1])}})
+            i += defined[1]
+            continue
         name, eq, value = p.partition("=")
         effect, span = _SINGLE_FLAGS.get(p) or _lib_flag(p, opts), 1
         if p == "-G" or p == "--device-debug":
