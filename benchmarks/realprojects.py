@@ -75,6 +75,8 @@ EXTRA_LIBRARY_HEADERS = frozenset(
         "roctracer/",
         "roctx.h",
         "rocprofiler-sdk-roctx/",
+        "rocprofiler.h",  # rocprofiler v1 (the HIP build passes -I.../include/rocprofiler)
+        "rocprofiler/",
         "rocm_smi/",
         "amd_smi/",
         "hipblaslt/",
