@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from fixture_cases import FIXTURES, Case, cases
 
@@ -104,3 +107,18 @@ def test_empty_and_whitespace_sources() -> None:
     for source in (b"", b"\n", b"  \r\n"):
         result = translate(source)
         assert result.text == source and not result.diagnostics
+
+
+def test_shift_before_comment_lines_does_not_hang() -> None:
+    """`<<` before lines that each hold two `//` comments (a commented-out stream chain): the launch
+    scan once backtracked exponentially on them (minutes at a dozen lines; 60 would never end). Run
+    in a child so that a regression fails here instead of hanging the suite."""
+    lines = "".join(f'  //  "k{i}"   // note {i} /* a */ /* b */\n' for i in range(60))
+    code = f"void f(std::ostream& os) {{\n  // os <<\n{lines}  os << 1;\n}}\n"
+    script = "import sys; from hipify_py.pipeline.translate import translate; " + (
+        "sys.stdout.buffer.write(translate(sys.stdin.buffer.read()).text)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], input=code.encode(), capture_output=True, timeout=300, check=True
+    )
+    assert proc.stdout == code.encode()

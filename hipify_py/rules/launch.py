@@ -22,7 +22,10 @@ from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 # What may stand between the brackets of a launch for nvcc: blanks, comments, line continuations.
-_GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
+# Each alternative matches a piece one way only (a line comment runs to the line's end, a block comment
+# to its first `*/`): overlapping ones made `<<` before comment lines holding `//` twice backtrack
+# exponentially (minutes for a dozen lines).
+_GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*(?:[^*]|\*+[^*/])*\*+/|//[^\n]*(?![^\n]))*"
 _CHEVRONS = lazy(rb"<" + _GAP + rb"<" + _GAP + rb"<", re.S)
 _CLOSING = lazy(rb">" + _GAP + rb">" + _GAP + rb">", re.S)
 # Comments and continuations inside a bracket group: the grammar's tokens allow only blanks.
