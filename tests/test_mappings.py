@@ -57,7 +57,8 @@ EXPECTED_COUNTS = {
 }
 TOTAL_ROWS = 8932
 DISTINCT_CUDA_NAMES = 8922  # 10 names occur in two families (e.g. CUstream_st: runtime and driver)
-EXTRA_NAMES = 68  # mappings/extras.yaml: names the tables lack (CUDART_CB, nvtx*, nvml*, CUDA 13 emulation, config macros)
+# mappings/extras.yaml: names the tables lack (CUDART_CB, nvtx*, nvml*, CUDA 13 emulation, config macros)
+EXTRA_NAMES = 68
 
 ABSENT = object()  # spot check: "don't care about roc"
 

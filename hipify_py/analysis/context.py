@@ -53,7 +53,7 @@ _STRING = frozenset(
 _OPAQUE = frozenset({"preproc_arg", "ERROR"})
 
 # Macros whose definedness marks code already written for HIP/ROCm.
-_HIP_GUARD = lazy(
+HIP_GUARD = lazy(
     rb"\b(?:__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGPU__|USE_ROCM|__HIPCC__|"
     rb"__HIP__|__HIP_DEVICE_COMPILE__|HIP_PLATFORM_AMD|USE_HIP|__HIP_ROCclr__)\b"
 )
@@ -318,7 +318,7 @@ class Context:
         if b"HIP" not in self.source and b"ROCM" not in self.source:
             return  # every guard macro contains one of these: spare most files a whole-file scan
         seen: set[int] = set()
-        for m in _HIP_GUARD.finditer(self.source):
+        for m in HIP_GUARD.finditer(self.source):
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             cond = node
             while cond is not None and cond.type not in ("preproc_ifdef", "preproc_if", "preproc_elif"):

@@ -10,8 +10,8 @@ The test is rewritten when it is the whole condition (`#ifdef __NVCC__`, `#ifnde
 and the branch that nvcc takes holds GPU code (execution-space qualifiers, kernel launches, built-in
 indices, CUDA API names) and nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, arch tests,
 a CUDA API without a HIP counterpart):
-then it is the GPU path, which hipcc must take. Other __NVCC__ tests stay as written and keep their
-HIP303 warning.
+then it is the GPU path, which hipcc must take. Not in a file with HIP branches of its own, written
+for both compilers. Other __NVCC__ tests stay as written and keep their HIP303 warning.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hipify_py.analysis.context import Context
+from hipify_py.analysis.context import HIP_GUARD, Context
 from hipify_py.analysis.pp_branches import directives
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
@@ -33,14 +33,18 @@ _TEST = lazy(
     rb"\s*(!?)\s*(?:defined\s*\(\s*__NVCC__\s*\)|defined\s+__NVCC__)\s*(?://[^\n]*|/\*.*?\*/)?\s*", re.S
 )
 # GPU code, or the include of a GPU library (thrust's device containers or CUDA backend, CUB, the CUDA
-# runtime and math libraries, cooperative groups): `#ifdef __NVCC__ / #include <thrust/device_vector.h>`
+# runtime and math libraries, cooperative groups): `#ifdef __NVCC__ / #include <thrust/device_vector.h>`.
+# A quoted include counts only where it names a CUDA header the tables know: a project's own
+# "cuda_metrics/Utils.h" is not one.
 _GPU = lazy(
     rb"\b(?:__device__|__global__|__host__|__shared__|__constant__|__forceinline__|__launch_bounds__|"
     rb"__syncthreads|threadIdx|blockIdx|blockDim|gridDim|cuda[A-Z]\w*)\b|<<<|"
-    rb"^[ \t]*#[ \t]*include[ \t]*[<\"]"
+    rb"^[ \t]*#[ \t]*include[ \t]*<"
     rb"(?:thrust/(?:device_|system/cuda/)|cub/|cuda|cublas|curand|cufft|cusparse|cusolver|cooperative_groups)",
     re.M,
 )
+_NVIDIA_TEST = lazy(rb"\b(?:__NVCC__|__CUDACC__|__CUDA_ARCH__)\b")
+_QUOTED_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 NVIDIA_ONLY = lazy(
     rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
 )
@@ -91,14 +95,33 @@ def unported(ctx: Context, body: bytes) -> bool:
     return any((e := names.get(w)) is not None and e.hip is None for w in set(IDENTIFIER.findall(body)))
 
 
+def _gpu(ctx: Context, body: bytes) -> bool:
+    if _GPU.search(body) is not None:
+        return True
+    return any(m.group(1) in ctx.tables.headers for m in _QUOTED_INCLUDE.finditer(body))
+
+
+def _hip_only_branch(source: bytes) -> bool:
+    """A condition tests HIP alone (`#ifdef __HIP__`, not `defined(__NVCC__) || defined(__HIPCC__)`): the
+    file was written for both compilers, `__NVCC__` means the NVIDIA build there, and hipcc taking it
+    too would compile NVML or CUPTI code beside the file's own ROCm code."""
+    for _, _, kind, text in directives(source):
+        hip_only = HIP_GUARD.search(text) is not None and _NVIDIA_TEST.search(text) is None
+        if hip_only and kind in (b"if", b"ifdef", b"elif"):
+            return True
+    return False
+
+
 def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
     result = RuleResult()
     src = ctx.source
-    if _NAME not in src:
+    if _NAME not in src or _hip_only_branch(src):
         return result
     for start, end, positive, body_start, body_end in _branches(src):
         body = src[body_start:body_end]
-        if _GPU.search(body) is None or NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
+        if ctx.is_protected(start):
+            continue  # `#ifdef __NVCC__ ... #elif defined(__HIP__)`: the chain chooses already
+        if not _gpu(ctx, body) or NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
             continue
         at = src.index(_NAME, start, end)
         result.edits.append(Edit(at, at + len(_NAME), b"__HIPCC__"))
