@@ -32,19 +32,17 @@ from hipify_py.engine.lexer import IDENTIFIER
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import RuleResult
+from hipify_py.rules.collision_cases import case_labels
+from hipify_py.rules.collision_tokens import Renamer, exclusive, skipped, spell
 from hipify_py.rules.merge_sets import VOID, merge_candidates, void_handles
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
-_CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 _DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator"}
 )
 _FUNCTION_UNITS = frozenset({"function_definition", "field_declaration", "declaration"})
 _SCOPES = frozenset({"namespace_definition", "struct_specifier", "class_specifier", "union_specifier"})
-_COMMENT_NODES = frozenset({"comment"})
-# leaves the identifier rule renames (string contents and members are never renamed)
-_NAME_LEAVES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
 
 
 def check_collisions(ctx: Context) -> RuleResult:
@@ -54,43 +52,10 @@ def check_collisions(ctx: Context) -> RuleResult:
         return result
     hot = {n for n, t in targets.items() if t in merged} | merged
     spots = [m.start() for m in IDENTIFIER.finditer(ctx.source) if m.group() in hot]
-    renamer = _Renamer(ctx, targets)
+    renamer = Renamer(ctx, targets)
     _overloads(ctx, renamer, spots, result)
-    _case_labels(ctx, renamer, spots, result)
+    case_labels(ctx, renamer, spots, result)
     return result
-
-
-class _Renamer(NamedTuple):
-    """Token text of a subtree after renaming (comments dropped), to compare code as hipcc will see it."""
-
-    ctx: Context
-    targets: dict[bytes, bytes]
-
-    def leaves(self, node: Node) -> Iterator[Node]:
-        stack = [node]
-        while stack:
-            cur = stack.pop()
-            if cur.type in _COMMENT_NODES:
-                continue
-            if cur.child_count == 0:
-                yield cur
-            else:
-                stack.extend(reversed(cur.children))
-
-    def text(self, node: Node) -> bytes:
-        return self.ctx.source[node.start_byte : node.end_byte]
-
-    def tokens(self, node: Node, skip: frozenset[int] = frozenset()) -> tuple[bytes, ...]:
-        out = []
-        for leaf in self.leaves(node):
-            if leaf.start_byte in skip:
-                continue
-            text = self.text(leaf)
-            out.append(self.targets.get(text, text) if leaf.type in _NAME_LEAVES else text)
-        return tuple(out)
-
-    def original(self, node: Node, skip: frozenset[int] = frozenset()) -> tuple[bytes, ...]:
-        return tuple(self.text(leaf) for leaf in self.leaves(node) if leaf.start_byte not in skip)
 
 
 # -- overloads --------------------------------------------------------------------------------------
@@ -111,24 +76,7 @@ class _Unit(NamedTuple):
     in_class: bool
 
 
-def spell(tokens: tuple[bytes, ...]) -> str:
-    """Tokens as C++ text: a blank only between two word tokens (`const char*`, `f(hipError_t)`)."""
-    out = b""
-    for token in tokens:
-        if token == b"\0":
-            continue
-        if (
-            out
-            and token
-            and (out[-1:].isalnum() or out[-1:] == b"_")
-            and (token[:1].isalnum() or token[:1] == b"_")
-        ):
-            out += b" "
-        out += token
-    return out.decode(errors="replace")
-
-
-def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleResult) -> None:
+def _overloads(ctx: Context, renamer: Renamer, spots: list[int], result: RuleResult) -> None:
     units: dict[int, _Unit] = {}
     for at in spots:
         unit = _unit_at(ctx, renamer, at)
@@ -146,7 +94,7 @@ def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleRe
         kept: list[_Unit] = []
         for unit in group:
             first = next(
-                (k for k in kept if k.original != unit.original and not _exclusive(k.node, unit.node)), None
+                (k for k in kept if k.original != unit.original and not exclusive(k.node, unit.node)), None
             )
             if first is None:
                 kept.append(unit)
@@ -154,7 +102,7 @@ def _overloads(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleRe
             _report_overload(ctx, renamer, first, unit, result)
 
 
-def _report_overload(ctx: Context, renamer: _Renamer, first: _Unit, later: _Unit, result: RuleResult) -> None:
+def _report_overload(ctx: Context, renamer: Renamer, first: _Unit, later: _Unit, result: RuleResult) -> None:
     line = ctx.lines.line_col(first.node.start_byte)[0]
     signature = later.shown_hip
     was = later.shown
@@ -214,7 +162,7 @@ def _can_wrap(ctx: Context, node: Node) -> bool:
     return depth == 0
 
 
-def _unit_at(ctx: Context, renamer: _Renamer, at: int) -> _Unit | None:
+def _unit_at(ctx: Context, renamer: Renamer, at: int) -> _Unit | None:
     """The function declarator/specialization whose signature holds the name at `at`."""
     node = ctx.root.descendant_for_byte_range(at, at + 1)
     declarator = None
@@ -250,7 +198,7 @@ def _unit_at(ctx: Context, renamer: _Renamer, at: int) -> _Unit | None:
         or owner.child_by_field_name("declarator") != holder
     ):
         return None
-    if _skipped(ctx, owner):
+    if skipped(ctx, owner):
         return None
     name_node = declarator.child_by_field_name("declarator")
     params = declarator.child_by_field_name("parameters")
@@ -289,7 +237,7 @@ def _unit_at(ctx: Context, renamer: _Renamer, at: int) -> _Unit | None:
     )
 
 
-def _specialization(ctx: Context, renamer: _Renamer, template_type: Node) -> _Unit | None:
+def _specialization(ctx: Context, renamer: Renamer, template_type: Node) -> _Unit | None:
     """`template <> struct Traits<cudaStream_t> {...}` next to `Traits<CUstream>`."""
     spec = template_type.parent
     if spec is None or spec.type not in ("struct_specifier", "class_specifier", "union_specifier"):
@@ -298,7 +246,7 @@ def _specialization(ctx: Context, renamer: _Renamer, template_type: Node) -> _Un
         return None
     holder = spec.parent
     unit_node = holder if holder is not None and holder.type == "template_declaration" else None
-    if unit_node is None or _skipped(ctx, unit_node):
+    if unit_node is None or skipped(ctx, unit_node):
         return None
     header = unit_node.child_by_field_name("parameters")
     parts = [p for p in (header, template_type) if p is not None]
@@ -374,32 +322,7 @@ def _scope(ctx: Context, node: Node) -> tuple[bytes, ...]:
     return tuple(reversed(names))
 
 
-def _arms(node: Node) -> dict[int, bool]:
-    """Preprocessor conditionals around `node`: directive offset -> True in the #else/#elif part."""
-    arms: dict[int, bool] = {}
-    child, cur = node, node.parent
-    while cur is not None:
-        if cur.type in _CONDITIONALS:
-            arms[cur.start_byte] = cur.child_by_field_name("alternative") == child
-        child, cur = cur, cur.parent
-    return arms
-
-
-def _exclusive(a: Node, b: Node) -> bool:
-    """Two nodes in different branches of one #if chain are never compiled together."""
-    arms_a, arms_b = _arms(a), _arms(b)
-    return any(at in arms_b and arms_b[at] != arm for at, arm in arms_a.items())
-
-
-def _skipped(ctx: Context, node: Node) -> bool:
-    """Code hipcc never compiles, or that the user keeps for HIP already."""
-    start = node.start_byte
-    if ctx.is_protected(start):
-        return True
-    return any(a <= start < b for a, b in ctx.branches.dead)
-
-
-def _same_body(renamer: _Renamer, first: _Unit, later: _Unit) -> bool:
+def _same_body(renamer: Renamer, first: _Unit, later: _Unit) -> bool:
     if first.body is None or later.body is None or len(first.params) != len(later.params):
         return False
 
@@ -437,131 +360,6 @@ def _disable(ctx: Context, node: Node, why: str) -> list[Edit]:
     else:
         after = Edit(node.end_byte, node.end_byte, nl + b"#endif" + nl)
     return [before, after]
-
-
-# -- case labels ------------------------------------------------------------------------------------
-
-
-def _case_labels(ctx: Context, renamer: _Renamer, spots: list[int], result: RuleResult) -> None:
-    switches: dict[int, Node] = {}
-    for at in spots:
-        node = ctx.root.descendant_for_byte_range(at, at + 1)
-        cur = node
-        while cur is not None and cur.type not in (
-            "case_statement",
-            "compound_statement",
-            "translation_unit",
-        ):
-            cur = cur.parent
-        if cur is None or cur.type != "case_statement":
-            continue
-        value = cur.child_by_field_name("value")
-        if value is None or not (value.start_byte <= at < value.end_byte):
-            continue
-        switch = _switch_of(cur)
-        if switch is not None:
-            switches.setdefault(switch.start_byte, switch)
-    for switch in switches.values():
-        _duplicates_in(ctx, renamer, switch, result)
-
-
-def _switch_of(case: Node) -> Node | None:
-    cur = case.parent
-    while cur is not None and cur.type in _CONDITIONALS | {"preproc_else", "compound_statement"}:
-        if cur.type == "compound_statement":
-            parent = cur.parent
-            return parent if parent is not None and parent.type == "switch_statement" else None
-        cur = cur.parent
-    return None
-
-
-def _cases(switch: Node) -> Iterator[Node]:
-    """The case labels of this switch (not of switches nested in it), also inside #if arms."""
-    body = switch.child_by_field_name("body")
-    stack = list(reversed(body.named_children)) if body is not None else []
-    while stack:
-        node = stack.pop()
-        if node.type == "case_statement":
-            yield node
-        elif node.type in _CONDITIONALS or node.type == "preproc_else":
-            stack.extend(reversed(node.named_children))
-
-
-def _duplicates_in(ctx: Context, renamer: _Renamer, switch: Node, result: RuleResult) -> None:
-    seen: dict[tuple[bytes, ...], list[Node]] = defaultdict(list)
-    for case in _cases(switch):
-        value = case.child_by_field_name("value")
-        if value is None or _skipped(ctx, case):
-            continue
-        renamed = renamer.tokens(value)
-        earlier = next(
-            (
-                c
-                for c in seen.get(renamed, ())
-                if renamer.original(c.child_by_field_name("value")) != renamer.original(value)
-                and not _exclusive(c, case)
-            ),
-            None,
-        )
-        seen[renamed].append(case)
-        if earlier is None:
-            continue
-        _report_case(ctx, renamer, earlier, case, value, result)
-
-
-def _label_end(case: Node) -> int:
-    colon = next((c for c in case.children if c.type == ":"), None)
-    return colon.end_byte if colon is not None else case.end_byte
-
-
-def _statements(renamer: _Renamer, case: Node) -> tuple[bytes, ...]:
-    """What runs from this label on until the next label (a label alone shares the next label's)."""
-    cur: Node | None = case
-    while cur is not None and cur.type == "case_statement":
-        stmts = [
-            c for c in cur.named_children if c != cur.child_by_field_name("value") and c.type != "comment"
-        ]
-        if stmts:
-            return tuple(t for s in stmts for t in renamer.tokens(s))
-        cur = cur.next_named_sibling
-    return ()
-
-
-def _report_case(
-    ctx: Context, renamer: _Renamer, earlier: Node, case: Node, value: Node, result: RuleResult
-) -> None:
-    line = ctx.lines.line_col(earlier.start_byte)[0]
-    label = spell(renamer.tokens(value))
-    was = spell(renamer.original(value))
-    start, end = case.start_byte, _label_end(case)
-    text = ctx.source[start:end]
-    if b"*/" in text or case.has_error:
-        result.diagnostics.append(
-            ctx.diag(
-                "HIP126",
-                start,
-                end,
-                f"`case {was}:` becomes `case {label}:` after renaming, like line {line}: remove one of them",
-            )
-        )
-        return
-    result.edits += [
-        Edit(start, start, b"/* hipify-py: duplicate after renaming: "),
-        Edit(end, end, b" */"),
-    ]
-    same = _statements(renamer, earlier) == _statements(renamer, case)
-    if same:
-        message = (
-            f"`case {was}:` becomes `case {label}:` after renaming, like line {line}, and runs the same "
-            "code: commented out"
-        )
-        result.diagnostics.append(ctx.diag("HIP213", start, end, message))
-    else:
-        message = (
-            f"`case {was}:` becomes `case {label}:` after renaming, like line {line}: commented out; "
-            f"the value now runs line {line}'s code, which differs from this case's"
-        )
-        result.diagnostics.append(ctx.diag("HIP212", start, end, message))
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
