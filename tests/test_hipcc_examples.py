@@ -121,6 +121,7 @@ NOT_COMPILABLE = {
     "calls_roc/cusparse_batch.hip": "rocSPARSE wants an enum where cuSPARSE takes an int algorithm",
     "collisions/unfixable.hip": "collisions the tool reports (HIP125/HIP126) but cannot edit safely",
     "collisions/hip72/void_handles.hip": "overloads on cuSPARSE descriptors, all void* in HIP (HIP125)",
+    "collisions/hip72/void_conversions.hip": "conversions to cuBLAS/cuSOLVER handles, void* in HIP (HIP125)",
     "overloads/missing_overload.hip": "16-bit float overloads HIP 5.2 lacks (reported as HIP215)",
     "overloads/declared_whole_word.hip": "a __half2 shuffle HIP 5.2 lacks (reported as HIP215)",
     "overloads/atomic_minmax_signed64.hip": "signed 64-bit atomicMax/atomicMin HIP 5.2 lacks (HIP215)",

@@ -185,6 +185,8 @@ def _unit_at(ctx: Context, renamer: Renamer, at: int) -> _Unit | None:
             and cur.parent.type == "template_type"
         ):
             return _specialization(ctx, renamer, cur.parent)
+        if cur.type == "operator_cast":
+            return _conversion(ctx, renamer, cur)
         cur = cur.parent
     if declarator is None:
         return None
@@ -234,6 +236,28 @@ def _unit_at(ctx: Context, renamer: Renamer, at: int) -> _Unit | None:
         body=body,
         params=names,
         in_class=in_class,
+    )
+
+
+def _conversion(ctx: Context, renamer: Renamer, cast: Node) -> _Unit | None:
+    """A conversion function, `operator cublasHandle_t&() const`: its type is its name, so two of them
+    whose types HIP merges (or declares `void*` both) are one function declared twice."""
+    owner = cast.parent.parent if cast.parent and cast.parent.type == "qualified_identifier" else cast.parent
+    if owner is None or owner.type not in _FUNCTION_UNITS or skipped(ctx, owner):
+        return None
+    unit_node = owner.parent if owner.parent and owner.parent.type == "template_declaration" else owner
+    body = owner.child_by_field_name("body") if owner.type == "function_definition" else None
+    return _Unit(
+        node=unit_node,
+        name=b"operator",
+        scope=_scope(ctx, unit_node),
+        renamed=renamer.tokens(cast),
+        original=renamer.original(cast),
+        shown=spell(renamer.original(cast)),
+        shown_hip=spell(renamer.tokens(cast)),
+        body=body,
+        params=(),
+        in_class=owner.parent is not None and owner.parent.type == "field_declaration_list",
     )
 
 
