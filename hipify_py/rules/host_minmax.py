@@ -39,7 +39,7 @@ from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
-from hipify_py.rules.detectors.overloads import _CAST, _DECLARATION, _NOT_TYPES, _function_start
+from hipify_py.rules.detectors.overloads import _CAST, _function_start, last_declaration
 from hipify_py.rules.registry import declare
 from hipify_py.rules.shims import _below_top_comments, _declares, _position
 from hipify_py.util.lazyre import lazy
@@ -168,10 +168,8 @@ def _evidently_int(ctx: Context, arg: bytes, at: int) -> bool:
         return False  # an expression: its type is not evident here
     start = _function_start(ctx, at)
     for lo, hi in ((start, at), (0, start)):
-        hits = [d for d in _DECLARATION.finditer(ctx.source, lo, hi) if d.group(3) == arg]
-        hits = [d for d in hits if d.group(1) not in _NOT_TYPES]
-        if hits:
-            d = hits[-1]
+        d = last_declaration(ctx.source, arg, lo, hi)
+        if d is not None:
             if d.group(2) or d.group(4) or d.group(1) not in _INT_LIKE:
                 return False
             before = _WORD_BEFORE.search(ctx.source, max(0, d.start() - 24), d.start())

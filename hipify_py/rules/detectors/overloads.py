@@ -6,6 +6,8 @@ nothing is said (no guess, no false alarm). Facts: detector_data.OVERLOAD_GAPS, 
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Iterator
 
@@ -93,15 +95,34 @@ def _declared(ctx: Context, name: bytes, at: int, want_pointer: bool, either: bo
     `either`: `x[i]` is an element of a `T *x` or of a `T x[N]`."""
     start = _function_start(ctx, at)
     for lo, hi in ((start, at), (0, start)):
-        hits = [
-            d
-            for d in _DECLARATION.finditer(ctx.source, lo, hi)
-            if d.group(3) == name and d.group(1) not in _NOT_TYPES
-        ]
-        if hits:
-            d = hits[-1]
+        d = last_declaration(ctx.source, name, lo, hi)
+        if d is not None:
             is_pointer = bool(d.group(2)) or (either and bool(d.group(4)))
             return d.group(1) if is_pointer == want_pointer else None
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _declarations(source: bytes) -> dict[bytes, tuple[list[int], list[re.Match[bytes]]]]:
+    """name -> (starts, matches) of the file's `_DECLARATION` hits, once per file. Why: scanned per
+    call, a function with n calls cost n^2 (seconds at 400 `min`s)."""
+    index: dict[bytes, tuple[list[int], list[re.Match[bytes]]]] = {}
+    for d in _DECLARATION.finditer(source):
+        if d.group(1) not in _NOT_TYPES:
+            starts, hits = index.setdefault(d.group(3), ([], []))
+            starts.append(d.start())
+            hits.append(d)
+    return index
+
+
+def last_declaration(source: bytes, name: bytes, lo: int, hi: int) -> re.Match[bytes] | None:
+    """The last declaration of `name` within [lo, hi)."""
+    starts, hits = _declarations(source).get(name, ((), ()))
+    k = bisect.bisect_left(starts, hi)
+    while k > 0 and hits[k - 1].start() >= lo:
+        if hits[k - 1].end() <= hi:
+            return hits[k - 1]
+        k -= 1
     return None
 
 
