@@ -281,6 +281,7 @@ def resolve(source: bytes, at: Node, type_text: bytes | None) -> bytes | None:
     return None
 
 
+@functools.lru_cache(maxsize=128)  # why: one scan of the file per name, not per use (n^2 for `float`)
 def _alias(source: bytes, root: Node, name: bytes) -> bytes | None:
     if not _WORD.fullmatch(name) or name not in source:
         return None

@@ -5,8 +5,9 @@ parse -> every rule looks at the tree and returns edits/diagnostics/counts -> ap
 
 from __future__ import annotations
 
+import bisect
 import functools
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -186,8 +187,29 @@ def _drop_settled_findings(combined: RuleResult) -> None:
     """Findings inside spans a rule's edits settled (RuleResult.settled) are no longer true."""
     if not combined.settled:
         return
-    settled = combined.settled
-    _drop_findings(combined, lambda d: any(a <= d.start < b and d.rule in rules for a, b, rules in settled))
+    by_rule: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for a, b, rules in combined.settled:
+        for rule in rules:
+            by_rule[rule].append((a, b))
+    spans = {rule: _merged(found) for rule, found in by_rule.items()}
+
+    def settled(d: Diagnostic) -> bool:  # why bisect: a file with n edits settling n findings was n^2
+        found = spans.get(d.rule)
+        i = bisect.bisect_right(found, (d.start, 1 << 62)) - 1 if found else -1
+        return i >= 0 and found is not None and found[i][0] <= d.start < found[i][1]
+
+    _drop_findings(combined, settled)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans with overlapping ones joined: an offset is in one of them iff in one of the inputs."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _drop_findings(combined: RuleResult, drop: Callable[[Diagnostic], bool]) -> None:
