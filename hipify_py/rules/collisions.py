@@ -400,8 +400,9 @@ DECLARED = declare(
             "cudaError_t and CUresult) or guard the other with `#if 0`.",
             "CUDA has distinct types where HIP has one (cudaError_t/CUresult -> hipError_t, "
             "cudaStream_t/CUstream -> hipStream_t, cudaEvent_t/CUevent, cudaArray_t/CUarray, ...; the merge "
-            "sets are the CUDA names the mapping tables send to one HIP name). Overloads on such a pair "
-            "become redefinitions. Where the later definition can be wrapped safely, the tool does it "
+            "sets are the CUDA names the mapping tables send to one HIP name). Overloads on such a pair, "
+            "and conversion functions to both (`operator cublasHandle_t&()`), become redefinitions. "
+            "Where the later definition can be wrapped safely, the tool does it "
             "(HIP212/HIP213); this finding is what it could not fix, and overloads on CUDA types HIP "
             "declares `void*` (cuSPARSE descriptors, ...; probed): nothing disabled there.",
         ),
