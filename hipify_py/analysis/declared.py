@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from hipify_py.engine.parser import Node, ancestors
@@ -207,24 +207,15 @@ def _declaration_in(source: bytes, scope: Node, name: bytes, before: int) -> tup
         params = declarator.child_by_field_name("parameters") if declarator is not None else None
         candidates = list(params.named_children) if params is not None else []
     found = None
-    for decl in candidates:
-        if decl.type not in _DECLARATIONS:
-            continue
-        for declarator in decl.children_by_field_name("declarator"):
-            inner = declarator
-            if declarator.type == "init_declarator":
-                inner = declarator.child_by_field_name("declarator")
-            if inner is not None and _declarator_name(source, inner) == name:
-                found = (decl, inner)
+    for decl, inner, declared in _declarators(source, candidates):
+        if declared == name:
+            found = (decl, inner)
     return found
 
 
-@functools.lru_cache(maxsize=64)
-def _scope_index(source: bytes, scope: Node) -> dict[bytes, tuple[list[int], list[tuple[Node, Node]]]]:
-    """name -> (end of each declaration, (declaration, declarator)) in order, for a block or class body.
-    Why: looked up per use, the scan made a function of n statements cost n^2 (seconds at 400 `min`s)."""
-    index: dict[bytes, tuple[list[int], list[tuple[Node, Node]]]] = {}
-    for decl in _flatten_preproc(scope):
+def _declarators(source: bytes, candidates: list[Node]) -> Iterator[tuple[Node, Node, bytes]]:
+    """(declaration, declarator, declared name) of each declaration among `candidates`, in order."""
+    for decl in candidates:
         if decl.type not in _DECLARATIONS:
             continue
         for declarator in decl.children_by_field_name("declarator"):
@@ -233,9 +224,18 @@ def _scope_index(source: bytes, scope: Node) -> dict[bytes, tuple[list[int], lis
                 inner = declarator.child_by_field_name("declarator")
             name = _declarator_name(source, inner) if inner is not None else None
             if inner is not None and name is not None:
-                ends, found = index.setdefault(name, ([], []))
-                ends.append(decl.end_byte)
-                found.append((decl, inner))
+                yield decl, inner, name
+
+
+@functools.lru_cache(maxsize=64)
+def _scope_index(source: bytes, scope: Node) -> dict[bytes, tuple[list[int], list[tuple[Node, Node]]]]:
+    """name -> (end of each declaration, (declaration, declarator)) in order, for a block or class body.
+    Why: looked up per use, the scan made a function of n statements cost n^2 (seconds at 400 `min`s)."""
+    index: dict[bytes, tuple[list[int], list[tuple[Node, Node]]]] = {}
+    for decl, inner, name in _declarators(source, _flatten_preproc(scope)):
+        ends, found = index.setdefault(name, ([], []))
+        ends.append(decl.end_byte)
+        found.append((decl, inner))
     return index
 
 
