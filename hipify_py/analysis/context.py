@@ -21,6 +21,7 @@ from hipify_py.engine.rule_texts import rule_info
 from hipify_py.engine.source import LineIndex
 from hipify_py.util.lazyattr import cached
 from hipify_py.util.lazyre import lazy
+from hipify_py.util.spans import merged
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
 # the first HIP whose runtime API follows CUDA 11's removals (ROCm 6.0): version tests every current
@@ -274,15 +275,7 @@ class Context:
     @cached
     def protected(self) -> list[tuple[int, int]]:
         """Sorted, merged ranges left alone: HIP-platform branches and hipify-py: off/on regions."""
-        spans = list(self._hip_branches()) + list(self._off_regions())
-        spans.sort()
-        merged: list[tuple[int, int]] = []
-        for s, e in spans:
-            if merged and s <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-            else:
-                merged.append((s, e))
-        return merged
+        return merged([*self._hip_branches(), *self._off_regions()])
 
     def is_protected(self, offset: int) -> bool:
         spans = self.protected

@@ -24,6 +24,7 @@ from hipify_py.engine.options import Options
 from hipify_py.pipeline.insertions import place
 from hipify_py.rules import RuleFn, RuleResult, registry
 from hipify_py.rules.detectors import DETECTORS
+from hipify_py.util.spans import merged
 
 
 class Result:
@@ -191,7 +192,7 @@ def _drop_settled_findings(combined: RuleResult) -> None:
     for a, b, rules in combined.settled:
         for rule in rules:
             by_rule[rule].append((a, b))
-    spans = {rule: _merged(found) for rule, found in by_rule.items()}
+    spans = {rule: merged(found) for rule, found in by_rule.items()}
 
     def settled(d: Diagnostic) -> bool:  # why bisect: a file with n edits settling n findings was n^2
         found = spans.get(d.rule)
@@ -199,17 +200,6 @@ def _drop_settled_findings(combined: RuleResult) -> None:
         return i >= 0 and found is not None and found[i][0] <= d.start < found[i][1]
 
     _drop_findings(combined, settled)
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted spans with overlapping ones joined: an offset is in one of them iff in one of the inputs."""
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 def _drop_findings(combined: RuleResult, drop: Callable[[Diagnostic], bool]) -> None:
