@@ -28,6 +28,7 @@ from hipify_py.analysis.version_tests import (
     current_toolkits_differ,
     error_branch,
     group_directives,
+    names_version_in_code,
 )
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
@@ -48,7 +49,7 @@ CUDA_MACROS = lazy(
     + LIBRARY_VERSION_MACROS
     + rb")\b"
 )
-_HIP_DEFINED = (
+HIP_DEFINED = (
     b"__HIPCC__",
     b"__HIP__",
     b"__HIP_PLATFORM_AMD__",
@@ -100,14 +101,14 @@ def amd_env(extra_undefined: frozenset[bytes] = frozenset()) -> Callable[[frozen
     """hipcc device pass: HIP macros defined, the CUDA macros of a condition undefined."""
 
     def make(names: frozenset[bytes]) -> Env:
-        return Env({n: 1 for n in _HIP_DEFINED}, _cuda_names(names) | _nvidia_only(names) | extra_undefined)
+        return Env({n: 1 for n in HIP_DEFINED}, _cuda_names(names) | _nvidia_only(names) | extra_undefined)
 
     return make
 
 
 def nvidia_envs(names: frozenset[bytes]) -> Iterator[Env]:
     """Device passes of current NVIDIA toolchains (library versions: defined, value unknown)."""
-    hip = frozenset(_HIP_DEFINED) - {b"__CUDACC__"}
+    hip = frozenset(HIP_DEFINED) - {b"__CUDACC__"}
     for (arch, specific), (major, minor) in itertools.product(_ARCHS, _TOOLKITS):
         cuda = major * 1000 + minor * 10
         undefined = set(hip)
@@ -381,10 +382,11 @@ def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6
 
     A CUDA version test whose branch under hipcc reaches an `#error` while the other branch does not
     (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
-    way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0), is taken the other
-    way (rules/version_errors.py rewrites it so): `Branches.opened`."""
+    way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0, unless the branch hipcc
+    would take names the version macro in code), is taken the other way (rules/version_errors.py
+    rewrites it so): `Branches.opened`."""
     first = _analyse(source, known_undefined, {})
-    if ERROR_LINE.search(source) is None and (not hip6 or TOOLKIT_COMPARE.search(source) is None):
+    if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
     opened = _opened(source, first, hip6)
     result = first
@@ -416,8 +418,11 @@ def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
             newer = newer_toolkit_elif(source, end) if amd else None
             if newer is not None:
                 opened[newer] = False  # ROCm takes it, as current toolkits do (HIP145 opens it too)
-        elif hip6 and kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
-            toolkit.append((start, end, text, amd))
+        elif kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
+            if names_version_in_code(source, end, bool(amd)):
+                opened[start] = amd  # what hipcc would take cannot compile there: any shape, any target
+            elif hip6:
+                toolkit.append((start, end, text, amd))
     opened.update(choices_to_open(source, toolkit))
     return opened
 
@@ -446,7 +451,7 @@ def _analyse(source: bytes, known_undefined: frozenset[bytes], opened: Mapping[i
         + rb"|\b(?:"
         + NVIDIA_ONLY_PROJECT_MACROS
         + b"|"
-        + b"|".join(re.escape(n) for n in (*_HIP_DEFINED, *sorted(known_undefined)))
+        + b"|".join(re.escape(n) for n in (*HIP_DEFINED, *sorted(known_undefined)))
         + rb")\b"
     )
     make_amd = amd_env(known_undefined)

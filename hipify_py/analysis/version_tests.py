@@ -9,7 +9,9 @@ Only where the test chooses between two implementations of one thing (`#if ... A
 #elif, both with code, neither testing __CUDA_ARCH__ nor holding inline asm): a test with no alternative,
 or whose branches only #define flags, gates a feature (CUDA 11 also brought Ampere's cp.async and L2
 persistence, which HIP lacks), and ROCm keeps skipping it. A condition is opened everywhere in the file
-or nowhere, so that a declaration and its uses stay together.
+or nowhere, so that a declaration and its uses stay together. The exception is a branch hipcc takes that
+names the version macro in code (`#if CUDA_VERSION < 9010  LOG << CUDA_VERSION;`): undefined there, it
+cannot compile, so that test is opened whatever its shape (`names_version_in_code`).
 """
 
 from __future__ import annotations
@@ -115,3 +117,41 @@ def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
         else:
             in_taken = True
     return None
+
+
+# what a branch's code holds besides names: comments, string and character literals
+_NOT_NAMES = lazy(rb"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+_DEFINES_VERSION = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(?:" + VERSION_MACROS.pattern[2:] + rb")", re.M)
+
+
+def names_version_in_code(source: bytes, line_end: int, taken: bool) -> bool:
+    """The branch hipcc takes at this `#if` (its own body when the condition is true under hipcc, else
+    the `#else` right after it) names a CUDA version macro in code at its own level, outside nested
+    groups, comments and literals: undefined under hipcc, it is an undeclared identifier there. False
+    where the file defines such a macro itself."""
+    if _DEFINES_VERSION.search(source) is not None:
+        return False
+    body_start, in_taken, depth = line_end, taken, 0
+    for m in GROUP_LINE.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            if depth == 0 and in_taken and _names_version(source, body_start, m.start()):
+                return True
+            depth += 1
+        elif kind == b"endif" and depth:
+            depth -= 1
+            if depth == 0:
+                body_start = source.find(b"\n", m.end()) + 1 or len(source)
+        elif depth == 0 and kind != b"error":
+            if in_taken:
+                return _names_version(source, body_start, m.start())
+            if kind != b"else":
+                return False  # an #elif whose value is not known here
+            in_taken = True
+            body_start = source.find(b"\n", m.end()) + 1 or len(source)
+    return False
+
+
+def _names_version(source: bytes, start: int, end: int) -> bool:
+    lines = [ln for ln in source[start:end].split(b"\n") if not ln.lstrip().startswith(b"#")]
+    return VERSION_MACROS.search(_NOT_NAMES.sub(b" ", b"\n".join(lines))) is not None

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
-from hipify_py.analysis.version_tests import error_branch
+from hipify_py.analysis.version_tests import error_branch, names_version_in_code
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
@@ -73,10 +73,14 @@ def open_version_errors(ctx: Context) -> RuleResult:
         else:  # opened for HIP147 (pp_branches.current_toolkits_differ)
             way = "false" if amd else "true"
             code = "HIP147"
+            other = (
+                f"names `{name}` in code, an undeclared identifier under hipcc"
+                if names_version_in_code(src, end, amd)
+                else "is code for older toolkits"
+            )
             message = (
                 f"`{name}` is undefined under hipcc, where this test is the opposite of every current CUDA "
-                f"toolkit's (11.8-13.0): ROCm now takes their branch ({way} with {_AMD}); the other is code "
-                "for older toolkits"
+                f"toolkit's (11.8-13.0): ROCm now takes their branch ({way} with {_AMD}); the other {other}"
             )
         result.edits.append(edit)
         result.diagnostics.append(ctx.diag(code, macro.start(), macro.end(), message))
@@ -144,7 +148,9 @@ DECLARED = declare(
             "!defined(__HIP_PLATFORM_AMD__)`) and ROCm compiles what current CUDA compiles; HIP's NVIDIA "
             "platform still tests CUDA's macros. Tests current toolkits disagree on (`CUDA_VERSION >= "
             "12080`), library versions, presence tests (`#ifdef CUDART_VERSION`) and tests whose other "
-            "branch is an #error are left alone (HIP301).",
+            "branch is an #error are left alone (HIP301). A test with no alternative (`#if CUDA_VERSION < "
+            "9010 ... #endif`) is opened only where the branch hipcc would take names the version macro in "
+            "code (`LOG << CUDA_VERSION`), an undeclared identifier there; that is done for every target.",
         ),
     ),
     fixtures=("detectors/version_error_branch*", "version_errors/*/*", "version_tests/*"),
