@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
+from hipify_py.analysis.pp_branches import HIP_DEFINED, option_branches
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import HELPER, MACRO, PREREQUISITE, RUNTIME, TOP, Insertion, RuleResult
@@ -153,7 +154,7 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
     A file that used the runtime (now rewritten) or launched kernels without including a runtime
     header gets `#include <hip/hip_runtime.h>` at the top of its include block.
     """
-    if ctx.includes_hip and _HIP_RUNTIME_INCLUDE.search(ctx.source):  # why the flag: most files have none
+    if ctx.includes_hip and _live(ctx, _HIP_RUNTIME_INCLUDE):  # why the flag: most files have none
         return []
     if not any(counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
         return []
@@ -176,7 +177,7 @@ _KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
 def _has_kernel_code(ctx: Context) -> bool:
     """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
-    if ctx.includes_hip:
+    if ctx.includes_hip and _live(ctx, _HIP_INCLUDE):
         return False
     if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
         where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
@@ -186,3 +187,29 @@ def _has_kernel_code(ctx: Context) -> bool:
         not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.end()) in REWRITABLE
         for m in ctx.tables.intrinsics.finditer(ctx.source, ctx.identifiers)
     )
+
+
+_HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
+# a project's own switch for its HIP build (`__IS_HIP_COMPILE__`, `USE_HIP`, `ARB_HIP`): hipcc defines none
+# of these, nor does the CUDA build the translation starts from (USE_ROCM, PyTorch's, is taken as defined)
+_HIP_SWITCH = lazy(rb"\w*(?:HIP|ROCM|hip|rocm)\w*")
+_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+
+
+def _live(ctx: Context, include: re.Pattern[bytes]) -> bool:
+    """An `include` line outside the branches of the project's own HIP-build switch (`#ifdef
+    __IS_HIP_COMPILE__ #include <hip/hip_runtime.h>`): those are dead in the CUDA build translated here,
+    so nothing else would declare dim3 or threadIdx as nvcc's implicit cuda_runtime.h did."""
+    spans = _hip_switch_branches(ctx.source)
+    return any(not any(a <= m.start() < b for a, b in spans) for m in include.finditer(ctx.source))
+
+
+def _hip_switch_branches(source: bytes) -> list[tuple[int, int]]:
+    """The branches compiled only with a project's own HIP-build switch defined (option_branches), when
+    the file does not define that switch itself: dead in the configuration being translated."""
+    own = frozenset(_DEFINE.findall(source))
+
+    def switch(name: bytes) -> bool:
+        return name not in HIP_DEFINED and name not in own and _HIP_SWITCH.fullmatch(name) is not None
+
+    return [(a, b) for a, b, _ in option_branches(source, switch)]
