@@ -18,6 +18,9 @@ function `shim_<name>` and compares it with CUDA's function of that name on the 
 - the 16-bit float min/max, saturating, _rn, fma_relu and comparison helpers (`__hmax2`, `__hmin_nan`,
   `__hadd_sat`, `__hequ2`, `__heq2_mask`, ...): each overload on edge values (zeros, infinities, NaNs,
   denormals) and 2^20 pseudo-random bit patterns, results compared bit for bit;
+- the directed-rounding float arithmetic (`__fadd_rd`, `__fdiv_ru`, `__fsqrt_rz`, ...): float edge values
+  (zeros, infinities, NaN, denormals, FLT_MAX), pseudo-random bits and near-cancelling pairs, results
+  compared bit for bit (any NaN equals any NaN);
 - `atomicAdd` on `__half`, `__half2`, `__nv_bfloat16`, `__nv_bfloat162`: many threads adding to a few
   addresses (both halves of one 32-bit word for the scalars) with values whose sums are exact, so the
   final values and the set of returned old values do not depend on the order; compared with CUDA's.
@@ -113,6 +116,30 @@ __global__ void k_{name}(unsigned long long* bad) {{
   __nv_bfloat16 v; memcpy(&v, &bits, 2);
   long long s = (long long)shim_{name}(v), c = (long long){name}(v);
   if (s != c && atomicAdd(bad, 1ULL) == 0) printf("  first: bits 0x%04x shim %lld cuda %lld\\n", bits, s, c);
+}}"""
+
+
+_ROUNDED = re.compile(r"__f(add|sub|mul|div|rcp|sqrt)_r[duz]")
+
+
+def _rounding_check(name: str) -> str:
+    unary = name.startswith(("__frcp", "__fsqrt"))
+    args = "a" if unary else "a, b"
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  const unsigned int e[] = {{0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu,
+                            0x00800000u, 0x00000001u, 0x80000003u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                            0x3f800001u, 0x4b800001u, 0x3eaaaaabu, 0x0da24260u}};
+  unsigned int ba = i < 256 ? e[i & 15] : lcg(i, 11), bb = i < 256 ? e[i >> 4] : lcg(i, 12);
+  if (i >= 256 && (i & 3) == 0) bb = (ba ^ 0x80000000u) + (lcg(i, 13) & 7) - 3;  // near-cancelling
+  float a, b; memcpy(&a, &ba, 4); memcpy(&b, &bb, 4);
+  (void)b;
+  float s = shim_{name}({args}), c = {name}({args});
+  unsigned int bs, bc; memcpy(&bs, &s, 4); memcpy(&bc, &c, 4);
+  if (bs != bc && !(s != s && c != c) && atomicAdd(bad, 1ULL) == 0)
+    printf("  first {name}: 0x%08x 0x%08x shim 0x%08x cuda 0x%08x\\n", ba, bb, bs, bc);
 }}"""
 
 
@@ -259,6 +286,9 @@ def program(target: str) -> str:
             grid = "(N_PAIRS + 255) / 256"
         elif fn.startswith("__dp"):
             parts.append(_dp_check(fn))
+            grid = "(N_PAIRS + 255) / 256"
+        elif _ROUNDED.fullmatch(fn):
+            parts.append(_rounding_check(fn))
             grid = "(N_PAIRS + 255) / 256"
         elif fn.startswith("__bfloat162"):
             parts.append(_bf16_int_check(fn))
