@@ -119,12 +119,12 @@ __global__ void k_{name}(unsigned long long* bad) {{
 }}"""
 
 
-_ROUNDED = re.compile(r"__f(add|sub|mul|div|rcp|sqrt)_r[duz]")
+_ROUNDED = re.compile(r"__f(add|sub|mul|div|rcp|sqrt|maf)_r[duz]")
 
 
 def _rounding_check(name: str) -> str:
     unary = name.startswith(("__frcp", "__fsqrt"))
-    args = "a" if unary else "a, b"
+    args = "a" if unary else "a, b, c" if name.startswith("__fmaf") else "a, b"
     return f"""
 __global__ void k_{name}(unsigned long long* bad) {{
   unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
@@ -135,11 +135,16 @@ __global__ void k_{name}(unsigned long long* bad) {{
   unsigned int ba = i < 256 ? e[i & 15] : lcg(i, 11), bb = i < 256 ? e[i >> 4] : lcg(i, 12);
   if (i >= 256 && (i & 3) == 0) bb = (ba ^ 0x80000000u) + (lcg(i, 13) & 7) - 3;  // near-cancelling
   float a, b; memcpy(&a, &ba, 4); memcpy(&b, &bb, 4);
-  (void)b;
-  float s = shim_{name}({args}), c = {name}({args});
-  unsigned int bs, bc; memcpy(&bs, &s, 4); memcpy(&bc, &c, 4);
-  if (bs != bc && !(s != s && c != c) && atomicAdd(bad, 1ULL) == 0)
-    printf("  first {name}: 0x%08x 0x%08x shim 0x%08x cuda 0x%08x\\n", ba, bb, bs, bc);
+  unsigned int bc3 = (i & 3) == 1 ? e[i & 15] : lcg(i, 14);
+  float c; memcpy(&c, &bc3, 4);
+  if ((i & 3) == 2) {{ b = 1.0f + (float)(int)(lcg(i, 15) & 63) * 1.0e-7f; c = -(a * b) * (1.0f + (float)(int)(lcg(i, 16) & 3) * 6.0e-8f); }}
+  (void)b; (void)c;
+  float s = shim_{name}({args}), n = {name}({args});
+  unsigned int bs, bn; memcpy(&bs, &s, 4); memcpy(&bn, &n, 4);
+  if (bs != bn && !(s != s && n != n) && atomicAdd(bad, 1ULL) == 0) {{
+    memcpy(&bb, &b, 4); memcpy(&bc3, &c, 4);
+    printf("  first {name}: 0x%08x 0x%08x 0x%08x shim 0x%08x cuda 0x%08x\\n", ba, bb, bc3, bs, bn);
+  }}
 }}"""
 
 

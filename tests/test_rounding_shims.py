@@ -21,7 +21,7 @@ import pytest
 from hipify_py.data.shim_table import definition, load_table
 
 CXX = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-OPS = ("fadd", "fsub", "fmul", "fdiv", "frcp", "fsqrt")
+OPS = ("fadd", "fsub", "fmul", "fdiv", "frcp", "fsqrt", "fmaf")
 MODES = ("rd", "ru", "rz")
 FLT_MAX = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
 
@@ -71,29 +71,41 @@ def _sqrt_round(a: float, mode: str) -> float:
     return _next_up(f)
 
 
-def model(op: str, mode: str, a: float, b: float) -> float:
-    """CUDA's __<op>_<mode>(a, b) by IEEE 754 (b unused for the unary ones)."""
+def _zero_sum(mode: str, x: float, y: float) -> float:
+    """IEEE's sign of an exact zero sum x + y: two zeros of one sign keep it, else +0 (-0 rounding down)."""
+    if x == 0 and y == 0 and math.copysign(1, x) == math.copysign(1, y):
+        return x
+    return -0.0 if mode == "rd" else 0.0
+
+
+def model(op: str, mode: str, a: float, b: float, c: float) -> float:
+    """CUDA's __<op>_<mode>(a, b[, c]) by IEEE 754 (b, c unused where the function takes fewer)."""
     if op == "fsub":
-        return model("fadd", mode, a, -b)
+        return model("fadd", mode, a, -b, c)
     if op == "frcp":
-        return model("fdiv", mode, 1.0, a)
+        return model("fdiv", mode, 1.0, a, c)
     if op == "fsqrt":
         if math.isnan(a) or a < 0:
             return math.nan
         return a if a == 0 or math.isinf(a) else _sqrt_round(a, mode)
-    if math.isnan(a) or math.isnan(b):
+    if math.isnan(a) or math.isnan(b) or (op == "fmaf" and math.isnan(c)):
         return math.nan
+    sign = -1.0 if (math.copysign(1, a) < 0) != (math.copysign(1, b) < 0) else 1.0
     if op == "fadd":
         if math.isinf(a) or math.isinf(b):
             return a + b
         q = Fraction(a) + Fraction(b)
-        if q == 0:  # IEEE: -0 when rounding down unless both are +0, else only for two -0s
-            plus = (math.copysign(1, a) > 0, math.copysign(1, b) > 0)
-            both_zero = a == 0 and b == 0
-            negative = not (both_zero and all(plus)) if mode == "rd" else both_zero and not any(plus)
-            return -0.0 if negative else 0.0
-        return _round(q, mode)
-    sign = -1.0 if (math.copysign(1, a) < 0) != (math.copysign(1, b) < 0) else 1.0
+        return _zero_sum(mode, a, b) if q == 0 else _round(q, mode)
+    if op == "fmaf":
+        if math.isinf(a) or math.isinf(b):
+            if a == 0 or b == 0 or (math.isinf(c) and math.copysign(1, c) != sign):
+                return math.nan
+            return sign * math.inf
+        if math.isinf(c):
+            return c
+        product = Fraction(a) * Fraction(b)
+        q = product + Fraction(c)
+        return _zero_sum(mode, sign * 0.0 if product == 0 else 1.0, c) if q == 0 else _round(q, mode)
     if op == "fmul":
         if math.isinf(a) or math.isinf(b):
             return math.nan if a == 0 or b == 0 else sign * math.inf
@@ -114,16 +126,18 @@ EDGES += [0x00800000, 0x80800000, 0x00000001, 0x80000003, 0x007FFFFF, 0x3F800001
 EDGES += [0xFF800000, 0x7FC00000, 0x0DA24260, 0x7149F2CA, 0x3EAAAAAB, 0xC0490FDB]
 
 
-def _pairs(rng: random.Random) -> list[tuple[int, int]]:
-    pairs = [(a, b) for a in EDGES for b in EDGES]
+def _triples(rng: random.Random) -> list[tuple[int, int, int]]:
+    """Arguments: edge values, random bits, near-cancelling sums, a*b + c with c near -a*b."""
+    out = [(a, b, c) for a in EDGES for b in EDGES for c in EDGES[::3]]
     for _ in range(1500):
-        pairs.append((rng.getrandbits(32), rng.getrandbits(32)))
-    for _ in range(800):  # near-cancelling sums and products of nearby exponents
-        a = rng.getrandbits(32) & 0x7FFFFFFF
-        a &= 0x4FFFFFFF
-        pairs.append((a, (a ^ 0x80000000) + rng.randint(-3, 3)))
-        pairs.append((a, 0x3F800000 + rng.randint(-50, 50)))
-    return pairs
+        out.append((rng.getrandbits(32), rng.getrandbits(32), rng.getrandbits(32)))
+    for _ in range(800):
+        a = rng.getrandbits(32) & 0x4FFFFFFF
+        b = 0x3F800000 + rng.randint(-50, 50)
+        minus_ab = _bits(-_f32(_bits(_f32(a) * _f32(b)))) if math.isfinite(_f32(a) * _f32(b)) else a
+        out.append((a, (a ^ 0x80000000) + rng.randint(-3, 3), rng.getrandbits(32)))
+        out.append((a, b, minus_ab + rng.randint(-2, 2)))
+    return out
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
@@ -136,31 +150,32 @@ def test_float_rounding_helpers_round_as_ieee(tmp_path: Path) -> None:
     lines += ["static double __dsqrt_rn(double x) { return std::sqrt(x); }"]
     lines += ["static float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }"]
     lines += [definition(s, "7.2").decode() for s in shims.values()]
-    lines += ["static unsigned b(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }"]
-    lines += ["int main() {", "  unsigned x, y;", '  while (std::scanf("%x %x", &x, &y) == 2) {']
-    lines += ["    float a, c; std::memcpy(&a, &x, 4); std::memcpy(&c, &y, 4);"]
+    lines += ["static unsigned bits_of(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }"]
+    lines += ["int main() {", "  unsigned x, y, z;", '  while (std::scanf("%x %x %x", &x, &y, &z) == 3) {']
+    lines += ["    float a, b, c;", "    std::memcpy(&a, &x, 4); std::memcpy(&b, &y, 4); std::memcpy(&c, &z, 4);"]
     for name in sorted(shims):
-        call = f"{name}(a)" if name[2:].startswith(("frcp", "fsqrt")) else f"{name}(a, c)"
-        lines.append(f'    std::printf("%08x ", b({call}));')
+        args = "a" if name[2:].startswith(("frcp", "fsqrt")) else "a, b, c" if "fmaf" in name else "a, b"
+        call = f"{name}({args})"
+        lines.append(f'    std::printf("%08x ", bits_of({call}));')
     lines += ['    std::printf("\\n");', "  }", "  return 0;", "}"]
     src, exe = tmp_path / "rounding.cpp", tmp_path / "rounding"
     src.write_text("\n".join(lines))
     cmd = [CXX, "-std=c++17", "-O2", "-ffp-contract=off", "-D__device__=", str(src), "-o", str(exe)]
     build = subprocess.run(cmd, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
-    pairs = _pairs(random.Random(31))
-    feed = "".join(f"{a:08x} {b:08x}\n" for a, b in pairs)
+    triples = _triples(random.Random(31))
+    feed = "".join(f"{a:08x} {b:08x} {c:08x}\n" for a, b, c in triples)
     run = subprocess.run([str(exe)], input=feed, capture_output=True, text=True, check=True)
     rows = run.stdout.splitlines()
-    assert len(rows) == len(pairs)
+    assert len(rows) == len(triples)
     bad = []
-    for (a_bits, b_bits), row in zip(pairs, rows, strict=True):
-        a, c = _f32(a_bits), _f32(b_bits)
+    for (a_bits, b_bits, c_bits), row in zip(triples, rows, strict=True):
+        a, b, c = _f32(a_bits), _f32(b_bits), _f32(c_bits)
         for name, got in zip(sorted(shims), row.split(), strict=True):
             op, mode = name[2:].rsplit("_", 1)
-            want, value = model(op, mode, a, c), _f32(int(got, 16))
+            want, value = model(op, mode, a, b, c), _f32(int(got, 16))
             if math.isnan(want) and math.isnan(value):
                 continue
             if math.isnan(want) or _bits(want) != int(got, 16):
-                bad.append(f"{name}({a_bits:08x}, {b_bits:08x}) = {got}, IEEE {want!r}")
+                bad.append(f"{name}({a_bits:08x}, {b_bits:08x}, {c_bits:08x}) = {got}, IEEE {want!r}")
     assert not bad, bad[:20]
