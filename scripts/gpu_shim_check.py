@@ -72,6 +72,9 @@ __device__ inline unsigned int edge(unsigned long long i, unsigned int salt) {
   return i < 64 ? e[(i >> (salt & 1 ? 3 : 0)) & 7] : lcg(i, salt);
 }
 #define N_PAIRS (1u << 20)
+template <class U> __device__ inline U wide(unsigned long long i, unsigned int salt) {
+  return sizeof(U) == 4 ? (U)lcg(i, salt) : (U)(((unsigned long long)lcg(i, salt) << 32) | lcg(i, salt + 100));
+}
 """
 
 
@@ -119,31 +122,53 @@ __global__ void k_{name}(unsigned long long* bad) {{
 }}"""
 
 
-_ROUNDED = re.compile(r"__f(add|sub|mul|div|rcp|sqrt|maf)_r[duz]")
+_ROUNDED = re.compile(r"__f(add|sub|mul|div|rcp|sqrt|maf)_r[duz]|__d(add|sub|mul|div|rcp|sqrt)_r[duz]")
 
 
 def _rounding_check(name: str) -> str:
-    unary = name.startswith(("__frcp", "__fsqrt"))
+    unary = name.startswith(("__frcp", "__fsqrt", "__drcp", "__dsqrt"))
     args = "a" if unary else "a, b, c" if name.startswith("__fmaf") else "a, b"
-    return f"""
+    if name.startswith("__f"):
+        return _ROUNDING_KERNEL.format(
+            name=name, args=args, t="float", u="unsigned int", w="%08x", edges=_F32_EDGES
+        )
+    tiny = "  if ((i & 7) == 3) { ba >>= 3; bb = (bb >> 2) | (1ULL << 62) * (i & 8 ? 1 : 0); }  // subnormal results\n"
+    return (
+        _ROUNDING_KERNEL.format(
+            name=name, args=args, t="double", u="unsigned long long", w="%016llx", edges=_F64_EDGES
+        )
+        .replace("  float a,", tiny + "  float a,")
+        .replace("float", "double")
+    )
+
+
+_F32_EDGES = """0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu,
+    0x00800000u, 0x00000001u, 0x80000003u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+    0x3f800001u, 0x4b800001u, 0x3eaaaaabu, 0x0da24260u"""
+_F64_EDGES = """0x0ULL, 0x8000000000000000ULL, 0x3ff0000000000000ULL, 0xbff0000000000000ULL,
+    0x7fefffffffffffffULL, 0xffefffffffffffffULL, 0x0010000000000000ULL, 0x0000000000000001ULL,
+    0x8000000000000003ULL, 0x7ff0000000000000ULL, 0xfff0000000000000ULL, 0x7ff8000000000000ULL,
+    0x3ff0000000000001ULL, 0x4340000000000001ULL, 0x07b0000000000000ULL, 0x2000000000000001ULL"""
+# one kernel per function: edge pairs, pseudo-random bits, near-cancelling pairs, fma triples whose c is
+# near -a*b; results compared bit for bit, any NaN equal to any NaN
+_ROUNDING_KERNEL = """
 __global__ void k_{name}(unsigned long long* bad) {{
   unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   if (i >= N_PAIRS) return;
-  const unsigned int e[] = {{0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu,
-                            0x00800000u, 0x00000001u, 0x80000003u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
-                            0x3f800001u, 0x4b800001u, 0x3eaaaaabu, 0x0da24260u}};
-  unsigned int ba = i < 256 ? e[i & 15] : lcg(i, 11), bb = i < 256 ? e[i >> 4] : lcg(i, 12);
-  if (i >= 256 && (i & 3) == 0) bb = (ba ^ 0x80000000u) + (lcg(i, 13) & 7) - 3;  // near-cancelling
-  float a, b; memcpy(&a, &ba, 4); memcpy(&b, &bb, 4);
-  unsigned int bc3 = (i & 3) == 1 ? e[i & 15] : lcg(i, 14);
-  float c; memcpy(&c, &bc3, 4);
+  const {u} e[] = {{{edges}}};
+  const {u} sign = ({u})1 << (8 * sizeof({u}) - 1);
+  {u} ba = i < 256 ? e[i & 15] : wide<{u}>(i, 11), bb = i < 256 ? e[i >> 4] : wide<{u}>(i, 12);
+  if (i >= 256 && (i & 3) == 0) bb = (ba ^ sign) + (lcg(i, 13) & 7) - 3;  // near-cancelling
+  float a, b; memcpy(&a, &ba, sizeof a); memcpy(&b, &bb, sizeof b);
+  {u} bc = (i & 3) == 1 ? e[i & 15] : wide<{u}>(i, 14);
+  float c; memcpy(&c, &bc, sizeof c);
   if ((i & 3) == 2) {{ b = 1.0f + (float)(int)(lcg(i, 15) & 63) * 1.0e-7f; c = -(a * b) * (1.0f + (float)(int)(lcg(i, 16) & 3) * 6.0e-8f); }}
   (void)b; (void)c;
   float s = shim_{name}({args}), n = {name}({args});
-  unsigned int bs, bn; memcpy(&bs, &s, 4); memcpy(&bn, &n, 4);
+  {u} bs, bn; memcpy(&bs, &s, sizeof s); memcpy(&bn, &n, sizeof n);
   if (bs != bn && !(s != s && n != n) && atomicAdd(bad, 1ULL) == 0) {{
-    memcpy(&bb, &b, 4); memcpy(&bc3, &c, 4);
-    printf("  first {name}: 0x%08x 0x%08x 0x%08x shim 0x%08x cuda 0x%08x\\n", ba, bb, bc3, bs, bn);
+    memcpy(&bb, &b, sizeof b); memcpy(&bc, &c, sizeof c);
+    printf("  first {name}: {w} {w} {w} shim {w} cuda {w}\\n", ba, bb, bc, bs, bn);
   }}
 }}"""
 
