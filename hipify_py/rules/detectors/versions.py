@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import Context
-from hipify_py.analysis.version_tests import error_branch
+from hipify_py.analysis.version_tests import VERSION_MACROS, error_branch
 from hipify_py.data.detector_data import HIP_PLATFORM_MACRO, LIBRARY_VERSION_MACROS
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
@@ -23,6 +23,8 @@ _COMPARE_AFTER = lazy(rb"\s*(?:<=|>=|==|!=|<|>)\s*\(?\s*\d")
 _COMPARE_BEFORE = lazy(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
 # re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
 _PREPROC_LINE = lazy(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
+_DIRECTIVE_LINE = lazy(rb"^(?:\xef\xbb\xbf)?[ \t]*#", re.M)  # a UTF-8 BOM may open the first line
+_DEFINED_NAME = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
 def _compared(source: bytes, m: re.Match[bytes]) -> bool:
@@ -58,12 +60,20 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
     result = RuleResult()
     src = ctx.source
     found: dict[tuple[int, str], tuple[int, re.Match[bytes], str]] = {}
+    own: set[bytes] | None = None
     for m in scan.code(VERSION_MACRO):
         line_start, line_end = logical_line(src, m.start())
         condition = bool(_PREPROC_LINE.match(src, line_start))
+        if not _DIRECTIVE_LINE.match(src, line_start) and VERSION_MACROS.fullmatch(m.group()):
+            own = set(_DEFINED_NAME.findall(src)) if own is None else own
+            if m.group() not in own:  # in code hipcc compiles: an undeclared identifier there
+                name = match_text(m)
+                text = f"`{name}` in code: undefined under hipcc, so it is an undeclared identifier there"
+                result.diagnostics.append(ctx.diag("HIP225", m.start(), m.end(), text))
+                continue
         compared = _compared(src, m)
         if not (condition or compared or m.group() == b"__NVCC__"):
-            continue  # e.g. printf("%d", CUDART_VERSION): harmless
+            continue  # `__CUDA_ARCH__` in code, a version macro the file defines: not a condition
         if HIP_PLATFORM_MACRO.search(src, line_start, line_end):
             continue  # `... || defined(__HIP_PLATFORM_AMD__)`: the user already handled ROCm
         amd = scan.branches.amd.get(line_start) if condition else None
@@ -134,6 +144,18 @@ DECLARED = declare(
             "hipcc, so the condition takes the branch of old or unknown toolkits; where that branch is "
             "`#error` (`#else #error CUDART_VERSION Undefined!`), the build stops there. Reported beside "
             "HIP301.",
+        ),
+        Rule(
+            "HIP225",
+            "version-macro-in-code",
+            Severity.ERROR,
+            "A CUDA version macro used in code hipcc compiles",
+            "Decide the value for ROCm in a preprocessor branch: `#if defined(__HIP_PLATFORM_AMD__) ... "
+            "#else ... CUDA_VERSION ... #endif`, or test HIP_VERSION there.",
+            "CUDA_VERSION, CUDART_VERSION, __CUDACC_VER_*__ and the library version macros (CUBLAS_VERSION, "
+            "...) are defined by CUDA's headers and nvcc only, so `return CUDA_VERSION >= 11000 && enable;` "
+            'or `printf("%d", CUDART_VERSION)` in code hipcc compiles is an undeclared identifier there. '
+            "Not reported in #define bodies, in branches hipcc skips, or where the file defines the macro.",
         ),
         Rule(
             "HIP301",
