@@ -144,10 +144,12 @@ class Context:
         # followed CUDA 11's removals: hipPointerAttribute_t's memoryType became type, see the probed
         # mappings/probed/hip-identifiers-*.yaml)
         hip6 = not self.target or compare_versions(self.target, CURRENT_TOOLKITS_HIP) >= 0
+        # a version test whose only branch includes such headers may be opened (version_tests.includes_only)
+        headers = self.tables.headers_at(self.target) if hip6 and b"_VERSION" in self.source else frozenset()
+        undefined = frozenset()
         if unmapped:
-            own = set(_DEFINED_NAME.findall(self.source))
-            return dead_branches(self.source, frozenset(unmapped) - own, hip6)
-        return dead_branches(self.source, hip6=hip6)
+            undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
+        return dead_branches(self.source, undefined, hip6, headers)
 
     @property
     def root(self) -> Node:

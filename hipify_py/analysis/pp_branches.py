@@ -28,6 +28,7 @@ from hipify_py.analysis.version_tests import (
     current_toolkits_differ,
     error_branch,
     group_directives,
+    includes_only,
     names_version_in_code,
 )
 from hipify_py.data.detector_data import (
@@ -377,31 +378,37 @@ class Branches:
         )
 
 
-def analyse(source: bytes, known_undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
+def analyse(
+    source: bytes,
+    known_undefined: frozenset[bytes] = frozenset(),
+    hip6: bool = False,
+    headers: frozenset[bytes] = frozenset(),
+) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
     A CUDA version test whose branch under hipcc reaches an `#error` while the other branch does not
     (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
     way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0, unless the branch hipcc
     would take names the version macro in code), is taken the other way (rules/version_errors.py
-    rewrites it so): `Branches.opened`."""
+    rewrites it so): `Branches.opened`. `headers`: the CUDA headers whose HIP counterpart the target
+    has, which a test whose only branch includes them may open (`includes_only`)."""
     first = _analyse(source, known_undefined, {})
     if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
-    opened = _opened(source, first, hip6)
+    opened = _opened(source, first, hip6, headers)
     result = first
     for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
         if not opened:
             break
         result = _analyse(source, known_undefined, opened)
-        more = {k: v for k, v in _opened(source, result, hip6).items() if k not in opened}
+        more = {k: v for k, v in _opened(source, result, hip6, headers).items() if k not in opened}
         if not more:
             break
         opened = {**opened, **more}
     return result
 
 
-def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
+def _opened(source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes]) -> dict[int, Value]:
     """Directive line start -> its value under hipcc, for the version tests the translation opens."""
     opened: dict[int, Value] = {}
     toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
@@ -421,6 +428,8 @@ def _opened(source: bytes, first: Branches, hip6: bool) -> dict[int, Value]:
         elif kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
             if names_version_in_code(source, end, bool(amd)):
                 opened[start] = amd  # what hipcc would take cannot compile there: any shape, any target
+            elif hip6 and not amd and includes_only(source, end, headers):
+                opened[start] = amd  # `#if CUDART_VERSION >= 11000 #include <cuda_bf16.h> #endif`
             elif hip6:
                 toolkit.append((start, end, text, amd))
     opened.update(choices_to_open(source, toolkit))
@@ -509,13 +518,18 @@ def _close(frame: list[object], at: int, result: Branches) -> None:
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), hip6: bool = False) -> Branches:
+def dead_branches(
+    source: bytes,
+    undefined: frozenset[bytes] = frozenset(),
+    hip6: bool = False,
+    headers: frozenset[bytes] = frozenset(),
+) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
 
     `undefined`: more macros known to be undefined under hipcc (guards of CUDA headers that have no
-    HIP counterpart, mappings/guards.yaml). `hip6`: see `analyse`."""
-    first = analyse(source, undefined, hip6)
+    HIP counterpart, mappings/guards.yaml). `hip6`, `headers`: see `analyse`."""
+    first = analyse(source, undefined, hip6, headers)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -524,7 +538,7 @@ def dead_branches(source: bytes, undefined: frozenset[bytes] = frozenset(), hip6
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined, hip6) if only_dead else first
+    return analyse(source, only_dead | undefined, hip6, headers) if only_dead else first
 
 
 # -- branches live only under a build option ----------------------------------------------------

@@ -155,3 +155,42 @@ def names_version_in_code(source: bytes, line_end: int, taken: bool) -> bool:
 def _names_version(source: bytes, start: int, end: int) -> bool:
     lines = [ln for ln in source[start:end].split(b"\n") if not ln.lstrip().startswith(b"#")]
     return VERSION_MACROS.search(_NOT_NAMES.sub(b" ", b"\n".join(lines))) is not None
+
+
+_INCLUDE_LINE = lazy(rb'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"][ \t]*(?://.*)?')
+_BLANK_OR_COMMENT = lazy(rb"[ \t]*(?://.*)?")
+
+
+def includes_only(source: bytes, line_end: int, headers: frozenset[bytes]) -> bool:
+    """The group of this `#if` has one branch (no #elif/#else), holding nothing but includes of `headers`
+    (CUDA headers whose HIP counterpart the target has) besides blank and `//` comment lines: taking it
+    only declares more (`#if CUDART_VERSION >= 11000 #include <cuda_bf16.h> #endif`)."""
+    if not headers or next(group_directives(source, line_end), None) is not None:
+        return False  # an #elif, #else or #error at this level
+    close = _group_end(source, line_end)
+    if close is None:
+        return False
+    found = False
+    for line in source[line_end:close].split(b"\n"):
+        include = _INCLUDE_LINE.fullmatch(line.rstrip(b"\r"))
+        if include is not None:
+            if include.group(1) not in headers:
+                return False
+            found = True
+        elif _BLANK_OR_COMMENT.fullmatch(line.rstrip(b"\r")) is None:
+            return False
+    return found
+
+
+def _group_end(source: bytes, line_end: int) -> int | None:
+    """Where the #endif line that closes the group opened before `line_end` starts, or None."""
+    depth = 0
+    for m in GROUP_LINE.finditer(source, line_end):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif kind == b"endif":
+            if depth == 0:
+                return m.start()
+            depth -= 1
+    return None

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from hipify_py.data.mappings import CUDA_AT, FAMILY_AT, HIP_AT, ROC_AT, Built, make_entry, pack, unpack
 from hipify_py.data.renames import load_table as load_renames
 from hipify_py.data.schema import Entry, Header, Mappings
+from hipify_py.data.versions import compare_versions
 from hipify_py.util.lazyre import lazy
 
 
@@ -39,6 +40,14 @@ class Tables(NamedTuple):
     two_word_prefixes: frozenset[str] = frozenset()
     # include-order.yaml: HIP header -> the header it needs included before it (as bytes, like the edits)
     include_needs: tuple[tuple[bytes, bytes], ...] = ()
+
+    def headers_at(self, target: str) -> frozenset[bytes]:
+        """The CUDA headers whose HIP counterpart the target has (headers.yaml's hip_added)."""
+        return frozenset(
+            name
+            for name, h in self.headers.items()
+            if h.hip and (not h.hip_added or not target or compare_versions(target, h.hip_added) >= 0)
+        )
 
 
 def _needs_attention(record: tuple) -> bool:

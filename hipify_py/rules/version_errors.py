@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
-from hipify_py.analysis.version_tests import error_branch, names_version_in_code
+from hipify_py.analysis.version_tests import error_branch, includes_only, names_version_in_code
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
@@ -73,14 +73,15 @@ def open_version_errors(ctx: Context) -> RuleResult:
         else:  # opened for HIP147 (pp_branches.current_toolkits_differ)
             way = "false" if amd else "true"
             code = "HIP147"
-            other = (
-                f"names `{name}` in code, an undeclared identifier under hipcc"
-                if names_version_in_code(src, end, amd)
-                else "is code for older toolkits"
-            )
+            if names_version_in_code(src, end, amd):
+                why = f"the other names `{name}` in code, an undeclared identifier under hipcc"
+            elif not amd and includes_only(src, end, ctx.tables.headers_at(ctx.target)):
+                why = "it only includes headers the target HIP has"
+            else:
+                why = "the other is code for older toolkits"
             message = (
                 f"`{name}` is undefined under hipcc, where this test is the opposite of every current CUDA "
-                f"toolkit's (11.8-13.0): ROCm now takes their branch ({way} with {_AMD}); the other {other}"
+                f"toolkit's (11.8-13.0): ROCm now takes their branch ({way} with {_AMD}); {why}"
             )
         result.edits.append(edit)
         result.diagnostics.append(ctx.diag(code, macro.start(), macro.end(), message))
@@ -150,7 +151,9 @@ DECLARED = declare(
             "12080`), library versions, presence tests (`#ifdef CUDART_VERSION`) and tests whose other "
             "branch is an #error are left alone (HIP301). A test with no alternative (`#if CUDA_VERSION < "
             "9010 ... #endif`) is opened only where the branch hipcc would take names the version macro in "
-            "code (`LOG << CUDA_VERSION`), an undeclared identifier there; that is done for every target.",
+            "code (`LOG << CUDA_VERSION`), an undeclared identifier there (done for every target), or where "
+            "it only includes headers the target HIP has (`#if CUDART_VERSION >= 11000 #include "
+            "<cuda_bf16.h> #endif`).",
         ),
     ),
     fixtures=("detectors/version_error_branch*", "version_errors/*/*", "version_tests/*"),
