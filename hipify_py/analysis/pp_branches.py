@@ -390,8 +390,7 @@ def analyse(
     (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
     way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0, unless the branch hipcc
     would take names the version macro in code), is taken the other way (rules/version_errors.py
-    rewrites it so): `Branches.opened`. `headers`: the CUDA headers whose HIP counterpart the target
-    has, which a test whose only branch includes them may open (`includes_only`)."""
+    rewrites it so): `Branches.opened`. `headers`: CUDA headers the target has (`includes_only`)."""
     first = _analyse(source, known_undefined, {})
     if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
@@ -526,9 +525,8 @@ def dead_branches(
 ) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
-
-    `undefined`: more macros known to be undefined under hipcc (guards of CUDA headers that have no
-    HIP counterpart, mappings/guards.yaml). `hip6`, `headers`: see `analyse`."""
+    `undefined`: more macros undefined under hipcc (guards of CUDA headers with no HIP counterpart,
+    mappings/guards.yaml). `hip6`, `headers`: see `analyse`."""
     first = analyse(source, undefined, hip6, headers)
     if not first.dead:
         return first

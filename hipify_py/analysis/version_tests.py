@@ -91,17 +91,26 @@ VERSION_MACROS = lazy(
 def group_directives(source: bytes, line_end: int) -> Iterator[re.Match[bytes]]:
     """The directives of the group whose opening line ends at `line_end`, at that group's own level
     (#elif, #else, #error; nested groups skipped), up to its #endif (not yielded)."""
+    for m in _own_level(source, line_end):
+        if m.group(1) == b"endif":
+            return
+        yield m
+
+
+def _own_level(source: bytes, line_end: int) -> Iterator[re.Match[bytes]]:
+    """The directives at the level of the group opened before `line_end`, its closing #endif last."""
     depth = 0
     for m in GROUP_LINE.finditer(source, line_end):
         kind = m.group(1)
         if kind in (b"if", b"ifdef", b"ifndef"):
             depth += 1
-        elif kind == b"endif":
-            if depth == 0:
-                return
-            depth -= 1
-        elif depth == 0:
+        elif depth:
+            if kind == b"endif":
+                depth -= 1
+        else:
             yield m
+            if kind == b"endif":
+                return
 
 
 def error_branch(source: bytes, line_end: int, taken: bool) -> int | None:
@@ -184,13 +193,7 @@ def includes_only(source: bytes, line_end: int, headers: frozenset[bytes]) -> bo
 
 def _group_end(source: bytes, line_end: int) -> int | None:
     """Where the #endif line that closes the group opened before `line_end` starts, or None."""
-    depth = 0
-    for m in GROUP_LINE.finditer(source, line_end):
-        kind = m.group(1)
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            depth += 1
-        elif kind == b"endif":
-            if depth == 0:
-                return m.start()
-            depth -= 1
-    return None
+    last = None
+    for m in _own_level(source, line_end):
+        last = m
+    return last.start() if last is not None and last.group(1) == b"endif" else None
