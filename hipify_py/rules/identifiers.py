@@ -138,9 +138,9 @@ _NAMED = {
     "union_specifier": "name",
     "class_specifier": "name",
 }
-# `\b(?:hip[A-Za-z_]|HIP_|roc[a-z]*_)\w*` with the boundary checked behind the first letter (`h(?<!\wh)` ==
-# `\bh`): the engine searches for the letters instead of trying every byte
-_HIP_NAME = lazy(rb"(?:h(?<!\wh)ip[A-Za-z_]|H(?<!\wH)IP_|r(?<!\wr)oc[a-z]*_)\w*")
+# `\b(?:hip[A-Za-z_]|HIP[A-Z]*_|roc[a-z]*_)\w*` (HIPBLAS_C_32F too) with the boundary checked behind the
+# first letter (`h(?<!\wh)` == `\bh`): the engine searches for the letters instead of trying every byte
+_HIP_NAME = lazy(rb"(?:h(?<!\wh)ip[A-Za-z_]|H(?<!\wH)IP[A-Z]*_|r(?<!\wr)oc[a-z]*_)\w*")
 
 
 def _shim_definitions(ctx: Context, matches: list[re.Match[bytes]]) -> frozenset[bytes]:
