@@ -1,0 +1,166 @@
+"""CUDA names built by token pasting (`#define GPU_PREFIX(val) cuda##val`) -> the HIP prefix (HIP148).
+
+Portability headers build API names from a prefix and a suffix: `GPU_PREFIX(Malloc)`, `GPU_PREFIX(Error_t)`.
+The tables cannot see such names, so hipcc compiled `cudaMalloc` (an undeclared identifier). Where the
+uses of the macro in the file name CUDA APIs whose HIP counterpart is known (most of them: a branch for
+HIP may paste its own suffixes, `PointerAttribute_t`), the pasted prefix becomes the one most of those
+counterparts share (`hip##val`). A use whose counterpart is spelled otherwise (`PointerAttributes`:
+`hipPointerAttribute_t`) is replaced by that name when the macro is nothing but the paste, and reported
+(error, HIP149) when it is more and HIP's runtime does not declare the pasted name. Macros with no use
+in the file, or mostly uses the tables do not know, keep HIP102.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.engine.diagnostics import Rule, Severity
+from hipify_py.engine.edits import Edit
+from hipify_py.rules import RuleResult
+from hipify_py.rules.macro_order import hip_identifiers
+from hipify_py.rules.registry import declare
+from hipify_py.util.lazyre import lazy
+
+# `#define NAME(params) body` (continued lines included)
+_MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
+# a CUDA prefix pasted to a parameter, with nothing pasted after it: `cuda##val`, `CUBLAS_ ## op`
+_PASTE = lazy(
+    rb"\b(cuda|cu|CU|CUDA_|cublas|CUBLAS_|curand|CURAND_|cufft|CUFFT_|cusparse|CUSPARSE_)\s*##\s*(\w+)\b(?!\s*##)"
+)
+_SETTLES = frozenset({"HIP102"})
+_DEFINITION = lazy(rb"[ \t]*#[ \t]*define[ \t]+\Z")
+
+
+def translate_pasted_prefixes(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    if b"##" not in src:  # why: a C-speed test spares most files the scan
+        return result
+    for macro in _MACRO.finditer(src):
+        params = [p.strip() for p in macro.group(2).split(b",")]
+        body_at = macro.start(3)
+        pastes = [p for p in _PASTE.finditer(macro.group(3)) if p.group(2) in params]
+        if len(pastes) != 1 or ctx.is_protected(macro.start()):
+            continue
+        paste = pastes[0]
+        position = params.index(paste.group(2))
+        pure = macro.group(3).strip() == paste.group(0)
+        _translate(ctx, result, macro, paste, body_at, position, pure)
+    return result
+
+
+def _translate(
+    ctx: Context,
+    result: RuleResult,
+    macro: re.Match[bytes],
+    paste: re.Match[bytes],
+    body_at: int,
+    position: int,
+    pure: bool,
+) -> None:
+    prefix = paste.group(1)
+    uses = list(_uses(ctx, macro.group(1), position, macro.end()))
+    counterparts = []
+    for start, end, suffix in uses:
+        entry = ctx.tables.names.get(prefix + suffix)
+        hip = getattr(entry, "hip", None)
+        if hip is not None:
+            counterparts.append((start, end, suffix, hip.encode()))
+    if not counterparts or 2 * len(counterparts) < len(uses):
+        return  # mostly names the tables do not know (the project's own?): HIP102 stays
+    shares = Counter(hip[: -len(suffix)] for _, _, suffix, hip in counterparts if hip.endswith(suffix))
+    if not shares:
+        return
+    hip_prefix = shares.most_common(1)[0][0]
+    at = body_at + paste.start(1)
+    result.edits.append(Edit(at, at + len(prefix), hip_prefix))
+    result.settled.append((macro.start(), macro.end(), _SETTLES))
+    name = macro.group(1).decode()
+    text = f"`{prefix.decode()}##` pasted in `{name}` builds HIP names: `{hip_prefix.decode()}##`"
+    result.diagnostics.append(ctx.diag("HIP148", at, at + len(prefix), text))
+    runtime = hip_identifiers(ctx.options.hip_version)[0] if hip_prefix == b"hip" else None
+    for start, end, suffix, hip in counterparts:
+        if hip == hip_prefix + suffix:
+            continue
+        if pure:
+            result.edits.append(Edit(start, end, hip))
+            continue
+        if runtime is None or hip_prefix + suffix in runtime:
+            continue  # HIP declares the pasted name too (`hipMallocHost`, deprecated), or we cannot tell
+        text = (
+            f"`{name}({suffix.decode()})` pastes `{(hip_prefix + suffix).decode()}`, but the HIP counterpart "
+            f"of `{(prefix + suffix).decode()}` is `{hip.decode()}`"
+        )
+        result.diagnostics.append(ctx.diag("HIP149", start, end, text))
+    result.counts["pasted prefixes"] += 1
+
+
+def _uses(ctx: Context, name: bytes, position: int, after: int) -> list[tuple[int, int, bytes]]:
+    """(start, end, argument) of each use of macro `name` in code hipcc compiles whose argument at
+    `position` is one identifier; a use with any other argument there ends the search (empty list)."""
+    found = []
+    for m in re.finditer(rb"\b" + re.escape(name) + rb"\s*\(", ctx.source[after:]):
+        start = after + m.start()
+        line_start = ctx.source.rfind(b"\n", 0, start) + 1
+        if _DEFINITION.match(ctx.source, line_start, start) or ctx.is_protected(start):
+            continue  # another definition of the macro (`#elif ... #define GPU_PREFIX(val) hip##val`)
+        if ctx.classify(start, start + len(name)) not in REWRITABLE:
+            continue
+        args, end = _arguments(ctx.source, after + m.end())
+        if end < 0 or position >= len(args) or re.fullmatch(rb"\w+", args[position]) is None:
+            return []
+        found.append((start, end, args[position]))
+    return found
+
+
+def _arguments(source: bytes, at: int) -> tuple[list[bytes], int]:
+    """The arguments of a macro call whose `(` ends just before `at`, stripped, and the offset after its
+    `)`; (_, -1) when it does not close on this logical line's stretch."""
+    depth, args, begin = 0, [], at
+    for i in range(at, min(len(source), at + 4096)):
+        c = source[i]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            if depth == 0:
+                args.append(source[begin:i].strip())
+                return args, i + 1
+            depth -= 1
+        elif c == 0x2C and depth == 0:  # ','
+            args.append(source[begin:i].strip())
+            begin = i + 1
+    return [], -1
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={25: translate_pasted_prefixes},
+    texts=(
+        Rule(
+            "HIP148",
+            "pasted-prefix",
+            Severity.INFO,
+            "CUDA names built by token pasting now build HIP names",
+            "Nothing to do; check the macro's uses in other files name APIs HIP spells the same way.",
+            "`#define GPU_PREFIX(val) cuda##val` builds API names the tables cannot see. Where every use in "
+            "the file (`GPU_PREFIX(Malloc)`, `GPU_PREFIX(Error_t)`) names a CUDA API with a known HIP "
+            "counterpart, the pasted prefix becomes the one most of those counterparts share (`hip##val`); "
+            "a use spelled otherwise in HIP (`GPU_PREFIX(PointerAttributes)`: `hipPointerAttribute_t`) is "
+            "replaced by the HIP name when the macro is only the paste (HIP149 otherwise).",
+        ),
+        Rule(
+            "HIP149",
+            "pasted-name-differs",
+            Severity.ERROR,
+            "A token-pasted CUDA name whose HIP counterpart is spelled differently",
+            "Spell the HIP name out at this use, or give the macro a second parameter for it.",
+            "The macro's pasted prefix now builds HIP names, but this use's CUDA API has a HIP counterpart "
+            "that is not the HIP prefix plus the same suffix, and the target's runtime header declares no "
+            "such name (mappings/probed/hip-identifiers-<HIP>.yaml), so hipcc stops there.",
+        ),
+    ),
+    fixtures=("macros/token_pasting*", "macros/pasted_prefix*"),
+)
