@@ -104,6 +104,7 @@ NOT_COMPILABLE = {
     "includes/all_headers.hip": "hipBLAS/hipFFT/hipSOLVER/hipCUB and hip_bf16.h are not in Debian's HIP 5.2",
     "includes/already_hip.hip": "hipblas/hipblas.h is not packaged in Debian",
     "includes/comments_and_quotes.hip": "includes a user header that does not exist",
+    "includes/no_counterpart_libs.hip": "cuBLASXt, libcu++ and NVSHMEM have no HIP counterpart (HIP101)",
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
