@@ -66,6 +66,10 @@ def _spellings(header: bytes, cxx: frozenset[bytes]) -> tuple[bytes, ...]:
 
 
 _STD = lazy(rb"\bstd\s*::\s*\Z")
+# what precedes a name in a qualified call of another namespace's function, or in a declaration
+_OWN = lazy(rb"(?:\w[^\S\n]*::|[\w>*]|(?<!&)&)[^\S\n]*\Z")  # on the name's own line; not `&&`
+# ... unless that word is a keyword before an expression (`return memcpy(...)`)
+_CALL_AFTER = lazy(rb"\b(?:return|else|do|case|throw|co_return|co_yield|new|delete|sizeof)[^\S\n]*\Z")
 
 
 def add_implicit_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
@@ -89,6 +93,10 @@ def add_implicit_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
             continue
         if _STD.search(ctx.source, max(0, m.start() - 16), m.start()):
             continue  # std::isnan: <cmath>'s, which hip_runtime.h includes
+        if _OWN.search(ctx.source, max(0, m.start() - 48), m.start()) and not _CALL_AFTER.search(
+            ctx.source, max(0, m.start() - 48), m.start()
+        ):
+            continue  # `runtime_api::memcpy(...)`, `inline auto memcpy(...)`: the project's own function
         device = device or DeviceSpans(ctx)
         if device.contains(m.start()) and not device.host_too(ctx.source, m.start()):
             continue  # device code: HIP's device overloads (the probe measures host code)
