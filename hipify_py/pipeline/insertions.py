@@ -154,14 +154,17 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
     A file that used the runtime (now rewritten) or launched kernels without including a runtime
     header gets `#include <hip/hip_runtime.h>` at the top of its include block.
     """
-    if ctx.includes_hip and _live(ctx, _HIP_RUNTIME_INCLUDE):  # why the flag: most files have none
+    # why the flag: most files have no HIP include, and spare the branch analysis
+    dead = _hip_switch_branches(ctx) if ctx.includes_hip else []
+    if ctx.includes_hip and _live(ctx.source, _HIP_RUNTIME_INCLUDE, dead):
         return []
-    if not any(counts[k] for k in _RUNTIME_FAMILIES) and not _has_kernel_code(ctx):
+    kernels = _has_kernel_code(ctx, dead)
+    if not any(counts[k] for k in _RUNTIME_FAMILIES) and not kernels:
         return []
     if any(e.text == b"hip/hip_runtime.h" for e in edits):
         return []
     # hip_runtime_api.h declares the API but not threadIdx, __syncthreads...: enough only without kernels
-    if any(e.text == b"hip/hip_runtime_api.h" for e in edits) and not _has_kernel_code(ctx):
+    if any(e.text == b"hip/hip_runtime_api.h" for e in edits) and not kernels:
         return []
     return [Insertion(RUNTIME, TOP, _RUNTIME_HEADER)]
 
@@ -175,9 +178,10 @@ _KERNEL_SIGN_NAMES = frozenset(
 _KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
 
-def _has_kernel_code(ctx: Context) -> bool:
-    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is)."""
-    if ctx.includes_hip and _live(ctx, _HIP_INCLUDE):
+def _has_kernel_code(ctx: Context, dead: list[tuple[int, int]]) -> bool:
+    """CUDA kernel/device code in a file that includes no HIP header yet (already-HIP code stays as is);
+    `dead`: the branches of the project's own HIP-build switch, where an include does not count."""
+    if ctx.includes_hip and _live(ctx.source, _HIP_INCLUDE, dead):
         return False
     if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
         where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
@@ -193,23 +197,21 @@ _HIP_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]hip/')
 # a project's own switch for its HIP build (`__IS_HIP_COMPILE__`, `USE_HIP`, `ARB_HIP`): hipcc defines none
 # of these, nor does the CUDA build the translation starts from (USE_ROCM, PyTorch's, is taken as defined)
 _HIP_SWITCH = lazy(rb"\w*(?:HIP|ROCM|hip|rocm)\w*")
-_DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def _live(ctx: Context, include: re.Pattern[bytes]) -> bool:
-    """An `include` line outside the branches of the project's own HIP-build switch (`#ifdef
-    __IS_HIP_COMPILE__ #include <hip/hip_runtime.h>`): those are dead in the CUDA build translated here,
-    so nothing else would declare dim3 or threadIdx as nvcc's implicit cuda_runtime.h did."""
-    spans = _hip_switch_branches(ctx.source)
-    return any(not any(a <= m.start() < b for a, b in spans) for m in include.finditer(ctx.source))
+def _live(source: bytes, include: re.Pattern[bytes], dead: list[tuple[int, int]]) -> bool:
+    """An `include` line outside the `dead` branches (`#ifdef __IS_HIP_COMPILE__ #include
+    <hip/hip_runtime.h>`): those are not compiled in the CUDA build translated here, so nothing else
+    would declare dim3 or threadIdx as nvcc's implicit cuda_runtime.h did."""
+    return any(not any(a <= m.start() < b for a, b in dead) for m in include.finditer(source))
 
 
-def _hip_switch_branches(source: bytes) -> list[tuple[int, int]]:
+def _hip_switch_branches(ctx: Context) -> list[tuple[int, int]]:
     """The branches compiled only with a project's own HIP-build switch defined (option_branches), when
     the file does not define that switch itself: dead in the configuration being translated."""
-    own = frozenset(_DEFINE.findall(source))
+    own = frozenset(m.group(1) for m in ctx.define_lines)
 
     def switch(name: bytes) -> bool:
         return name not in HIP_DEFINED and name not in own and _HIP_SWITCH.fullmatch(name) is not None
 
-    return [(a, b) for a, b, _ in option_branches(source, switch)]
+    return [(a, b) for a, b, _ in option_branches(ctx.source, switch)]

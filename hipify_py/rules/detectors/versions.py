@@ -24,7 +24,6 @@ _COMPARE_BEFORE = lazy(rb"\d\s*\)?\s*(?:<=|>=|==|!=|<|>)\s*$")
 # re.M: `^` must match at the line start we pass as `pos` (without it, only at offset 0).
 _PREPROC_LINE = lazy(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b", re.M)
 _DIRECTIVE_LINE = lazy(rb"^(?:\xef\xbb\xbf)?[ \t]*#", re.M)  # a UTF-8 BOM may open the first line
-_DEFINED_NAME = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
 def _compared(source: bytes, m: re.Match[bytes]) -> bool:
@@ -65,7 +64,7 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
         line_start, line_end = logical_line(src, m.start())
         condition = bool(_PREPROC_LINE.match(src, line_start))
         if not _DIRECTIVE_LINE.match(src, line_start) and VERSION_MACROS.fullmatch(m.group()):
-            own = set(_DEFINED_NAME.findall(src)) if own is None else own
+            own = {d.group(1) for d in ctx.define_lines} if own is None else own
             if m.group() not in own:  # in code hipcc compiles: an undeclared identifier there
                 name = match_text(m)
                 text = f"`{name}` in code: undefined under hipcc, so it is an undeclared identifier there"
