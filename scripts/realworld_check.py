@@ -142,6 +142,10 @@ _RUNTIME_FIRST = re.compile(
     rb"#endif\r?\n",
     re.MULTILINE,
 )
+# `#define M(val) cuda##val`: rules/pasted_prefixes.py writes a use HIP spells otherwise out in full
+_PURE_PASTE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\([ \t]*(\w+)[ \t]*\)[ \t]*(\w+?)[ \t]*##[ \t]*\2[ \t]*$", re.M
+)
 _PP_OPEN = re.compile(rb"^[ \t]*#[ \t]*if(?:n?def)?\b")
 _PP_CLOSE = re.compile(rb"^[ \t]*#[ \t]*endif\b")
 
@@ -284,6 +288,8 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     after = _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
+    prefixes = _paste_prefixes(before)  # the original's: both texts then spell each use alike
+    before, after = _pasted_uses(before, prefixes), _pasted_uses(after, prefixes)
     before, after = _DECLARATOR_END.sub(b") ", before), _DECLARATOR_END.sub(b") ", after)
     old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -335,6 +341,28 @@ def _ptx_builtins(text: bytes) -> bytes:
     from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key
 
     return _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
+
+
+def _paste_prefixes(text: bytes) -> dict[bytes, bytes]:
+    """Pure paste macros (`#define M(val) cuda##val`) and the prefix of their CUDA definition."""
+    prefixes: dict[bytes, bytes] = {}
+    if b"##" in text:
+        for m in _PURE_PASTE.finditer(text):
+            if not prefixes.get(m.group(1), b"").lower().startswith(b"cu"):  # the CUDA branch's prefix wins
+                prefixes[m.group(1)] = m.group(3)
+    return prefixes
+
+
+def _pasted_uses(text: bytes, prefixes: dict[bytes, bytes]) -> bytes:
+    """`M(Malloc)` -> `cudaMalloc` outside #define lines."""
+    if not prefixes:
+        return text
+    use = re.compile(rb"(?<![\w$])(" + b"|".join(map(re.escape, prefixes)) + rb")\([ \t]*(\w+)[ \t]*\)")
+    lines = text.splitlines(keepends=True)
+    return b"".join(
+        line if _PURE_PASTE.match(line) else use.sub(lambda m: prefixes[m.group(1)] + m.group(2), line)
+        for line in lines
+    )
 
 
 def _without_guards(text: bytes) -> bytes:

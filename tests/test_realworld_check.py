@@ -171,3 +171,20 @@ def test_translator_markers_are_not_changes() -> None:
     assert rc.without_markers(marked) == (
         b"int f() { return 1; }\n#ifdef X\nint g;\n#endif\nswitch (v) { case 1: case 1: return 2; }\n"
     )
+
+
+PASTED = b"""#include <cuda_runtime_api.h>
+#define GPU_PREFIX(val) cuda##val
+using Attributes = GPU_PREFIX(PointerAttributes);
+using Status = GPU_PREFIX(Error_t);
+"""
+
+
+def test_wrong_name_for_pasted_use_is_reported(tmp_path: Path) -> None:
+    def wrong(source: bytes, options: Options) -> bytes:
+        return _real(source, options).replace(b"hipPointerAttribute_t", b"hipDeviceProp_t")
+
+    (tmp_path / "a.h").write_bytes(PASTED)
+    assert rc.run_checks([tmp_path], translator=_real).problems == []
+    found = [p.check for p in rc.run_checks([tmp_path], translator=wrong).problems]
+    assert found == ["outside"]
