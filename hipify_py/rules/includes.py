@@ -20,7 +20,7 @@ from hipify_py.util.lazyre import lazy
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
-# NVIDIA's libcu++ headers (<cuda/std/atomic>, <cuda/pipeline>, <nv/target>): HIP has none of them.
+# NVIDIA's libcu++ headers (<cuda/pipeline>, <nv/target>): HIP has none of them (the atomics are written out).
 _LIBCUXX_PREFIXES = (b"cuda/", b"nv/")
 # A UTF-8 BOM may precede the first directive of a file.
 _INCLUDE = lazy(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
