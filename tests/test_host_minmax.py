@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toolchains import Toolchain, build_and_run, params, require
+from toolchains import Toolchain, params, run_translation
 
 from hipify_py.cli.main import main
 from hipify_py.engine.options import Options
@@ -130,12 +130,7 @@ def test_project_header_defining_min_gets_no_helper(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("chain", params())
 def test_translated_host_program_prints_cudas_values(chain: Toolchain, tmp_path: Path) -> None:
-    require(chain)
-    source = tmp_path / "minmax.hip"
-    source.write_bytes(translate(PROGRAM, Options(hip_version=chain.version)).text)
-    ran = build_and_run(chain, source, tmp_path / "minmax")
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    assert ran.stdout.split() == CUDA_PRINTS
+    assert run_translation(chain, PROGRAM, tmp_path, "minmax") == CUDA_PRINTS
 
 
 @pytest.mark.parametrize(

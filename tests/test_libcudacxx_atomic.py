@@ -11,10 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toolchains import Toolchain, build_and_run, params, require
-
-from hipify_py.engine.options import Options
-from hipify_py.pipeline.translate import translate
+from toolchains import Toolchain, params, run_translation
 
 PROGRAM = Path(__file__).parent / "fixtures" / "shims" / "hip64" / "libcudacxx_atomic.cu"
 # x = 5: fetch_add(3) gives 5 (x 8); CAS 8 -> 10 succeeds; CAS expecting 1 fails and loads 10 into it;
@@ -26,9 +23,4 @@ CUDA_PRINTS = ["5", "1", "0", "10", "271", "10", "9", "4294967294", "0.75", "4"]
 
 @pytest.mark.parametrize("chain", params())
 def test_atomic_operations_compute_cudas_values(chain: Toolchain, tmp_path: Path) -> None:
-    require(chain)
-    source = tmp_path / "libcudacxx_atomic.hip"
-    source.write_bytes(translate(PROGRAM.read_bytes(), Options(hip_version=chain.version)).text)
-    ran = build_and_run(chain, source, tmp_path / "libcudacxx_atomic")
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    assert ran.stdout.split() == CUDA_PRINTS
+    assert run_translation(chain, PROGRAM.read_bytes(), tmp_path, "libcudacxx_atomic") == CUDA_PRINTS

@@ -11,10 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toolchains import Toolchain, build_and_run, params, require
-
-from hipify_py.engine.options import Options
-from hipify_py.pipeline.translate import translate
+from toolchains import Toolchain, params, run_translation
 
 PROGRAM = Path(__file__).parent / "fixtures" / "vector_ops" / "complex_ops.cu"
 # poly(z, w) = z*z*w - z/w + 0.5 (the `+ 0.5` is the user's real addition: the real part only) with
@@ -25,9 +22,4 @@ CUDA_PRINTS = ["-4.6", "14.3", "2", "4", "2", "1.5", "1", "0"]
 
 @pytest.mark.parametrize("chain", params())
 def test_complex_operators_compute_cudas_values(chain: Toolchain, tmp_path: Path) -> None:
-    require(chain)
-    source = tmp_path / "complex_ops.hip"
-    source.write_bytes(translate(PROGRAM.read_bytes(), Options(hip_version=chain.version)).text)
-    ran = build_and_run(chain, source, tmp_path / "complex_ops")
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    assert ran.stdout.split() == CUDA_PRINTS
+    assert run_translation(chain, PROGRAM.read_bytes(), tmp_path, "complex_ops") == CUDA_PRINTS

@@ -128,3 +128,17 @@ def build_and_run(chain: Toolchain, source: Path, binary: Path) -> subprocess.Co
         return subprocess.run(["chroot", str(root), str(inside)], capture_output=True, text=True, timeout=60)
     finally:
         (root / inside.relative_to("/")).unlink()
+
+
+def run_translation(chain: Toolchain, program: bytes, folder: Path, name: str) -> list[str]:
+    """Translate a CUDA program for the chain's HIP, build it, run it on the host (build_and_run) and
+    return the words it printed; asserts that it ran."""
+    from hipify_py.engine.options import Options
+    from hipify_py.pipeline.translate import translate
+
+    require(chain)
+    source = folder / f"{name}.hip"
+    source.write_bytes(translate(program, Options(hip_version=chain.version)).text)
+    ran = build_and_run(chain, source, folder / name)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    return ran.stdout.split()
