@@ -244,4 +244,8 @@ PTX_EQUIVALENTS: dict[bytes, bytes] = {
     b"membar.sys": b"__threadfence_system()",
     b"bar.sync 0": b"__syncthreads()",
     b"barrier.sync 0": b"__syncthreads()",
+    # programmatic dependent launch (sm_90): without it (HIP has none) a kernel starts after the work
+    # before it in its stream has finished, so waiting for that work and releasing dependents do nothing
+    b"griddepcontrol.wait": b"(void)0",
+    b"griddepcontrol.launch_dependents": b"(void)0",
 }

@@ -43,9 +43,10 @@ from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled
 
-# Findings at a use that the inserted shim settles: "no HIP counterpart" and "newer than the target";
-# at a call an overload shim serves, "no overload for this type".
-SETTLED_RULES = frozenset({"HIP101", "HIP103"})
+# Findings at a use that the inserted shim settles: "no HIP counterpart", "newer than the target" and
+# "a CUDA name in no table" (a CUDA name the shim defines itself); at a call an overload shim serves,
+# "no overload for this type".
+SETTLED_RULES = frozenset({"HIP101", "HIP102", "HIP103"})
 _OVERLOAD_SETTLED = frozenset({"HIP215"})
 _HOST_SETTLED = frozenset({"HIP217"})  # "a device function in HIP: host code cannot call it"
 # Containers the shim goes inside (a use in `#ifdef USE_SPARSE` gets its shim there, after the
