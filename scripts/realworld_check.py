@@ -146,6 +146,25 @@ _RUNTIME_FIRST = re.compile(
 _PURE_PASTE = re.compile(
     rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\([ \t]*(\w+)[ \t]*\)[ \t]*(\w+?)[ \t]*##[ \t]*\2[ \t]*$", re.M
 )
+# a CUDA prefix pasted in a macro body (`CU##stub`) and the HIP one rules/pasted_prefixes.py writes
+_PASTED_PREFIXES = {
+    b"cu": b"hip",
+    b"CU": b"HIP",
+    b"CUDA": b"HIP",
+    b"CUDA_": b"HIP_",
+    b"cublas": b"hipblas",
+    b"CUBLAS_": b"HIPBLAS_",
+    b"curand": b"hiprand",
+    b"CURAND_": b"HIPRAND_",
+    b"cufft": b"hipfft",
+    b"CUFFT_": b"HIPFFT_",
+    b"cusparse": b"hipsparse",
+    b"CUSPARSE_": b"HIPSPARSE_",
+}
+_PASTED_PREFIX = re.compile(
+    rb"(?<![\w$])(" + b"|".join(sorted(_PASTED_PREFIXES, key=len, reverse=True)) + rb")(?=[ \t]*##)"
+)
+_DEFINE_LINE = re.compile(rb"^[ \t]*#[ \t]*define\b[^\n]*", re.M)
 _PP_OPEN = re.compile(rb"^[ \t]*#[ \t]*if(?:n?def)?\b")
 _PP_CLOSE = re.compile(rb"^[ \t]*#[ \t]*endif\b")
 
@@ -288,6 +307,10 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     after = _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
+    if b"##" in before:
+        before = _DEFINE_LINE.sub(
+            lambda d: _PASTED_PREFIX.sub(lambda m: _PASTED_PREFIXES[m.group(1)], d.group()), before
+        )
     prefixes = _paste_prefixes(before)  # the original's: both texts then spell each use alike
     before, after = _pasted_uses(before, prefixes), _pasted_uses(after, prefixes)
     before, after = _DECLARATOR_END.sub(b") ", before), _DECLARATOR_END.sub(b") ", after)

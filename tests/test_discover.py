@@ -212,3 +212,15 @@ def test_walk_keeps_os_walk_semantics(tmp_path: Path, monkeypatch: pytest.Monkey
     assert any("symlink loop" in message for _, message in expected_problems)
     assert any(message.startswith("cannot read directory") for _, message in expected_problems)
     assert any(path.endswith("outside/o.cu") or "link" in path for path in expected_files)
+
+
+def test_cpp_spellings_of_real_projects_are_converted(tmp_path: Path) -> None:
+    """`.H`/`.C` (AMReX), `.inc` (Kokkos' desul), `.ipp`/`.tpp`, `.c++`/`.h++`: C++ as projects name it."""
+    names = ["a.H", "b.C", "c.inc", "d.ipp", "e.tpp", "f.c++", "g.h++", "notes.txt", "data.bin"]
+    for name in names:
+        (tmp_path / name).write_bytes(CUDA)
+    assert _names(tmp_path, build_files=False) == sorted(names[:7])
+    result = CliRunner().invoke(main, ["convert", str(tmp_path), "-q", "--in-place"])
+    assert result.exit_code == 0, result.output
+    assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in names[:7])
+    assert (tmp_path / "notes.txt").read_bytes() == CUDA

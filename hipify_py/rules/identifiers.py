@@ -302,6 +302,9 @@ def _nested_target(source: bytes, start: int, rows: tuple[tuple[bytes, bytes], .
 # `namespace cub {`, `using namespace cub;`, `namespace c = cub;` (text just before the name)
 _NAMESPACE_BEFORE = lazy(rb"\bnamespace\s+(?:\w+\s*=\s*)?\Z")
 _NESTED_BEFORE = lazy(rb"\w\s*::\s*\Z")
+# `#define MY_CUB_NS cub` (or `::cub`): a macro that is the namespace, used as `MY_CUB_NS::DeviceScan`
+_NAMESPACE_MACRO_BEFORE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+(?:::[ \t]*)?\Z", re.M)
+_LINE_END_AFTER = lazy(rb"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?(?:\r?\n|\Z)")
 
 
 def _is_namespace_use(source: bytes, start: int, end: int) -> bool:
@@ -315,6 +318,8 @@ def _is_namespace_use(source: bytes, start: int, end: int) -> bool:
         return not _NESTED_BEFORE.search(before)
     if after.startswith(b"=") and not after.startswith(b"=="):
         return False  # `namespace cub = hipcub;`: the file's own alias, it must keep its name
+    if _NAMESPACE_MACRO_BEFORE.search(before) and _LINE_END_AFTER.match(source, end):
+        return True
     return bool(_NAMESPACE_BEFORE.search(before))
 
 

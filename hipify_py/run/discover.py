@@ -8,7 +8,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-SOURCE_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
+# C and C++ sources and headers as real projects name them: `.C`/`.H` (AMReX, Chombo and other HPC codes
+# spell C++ so), `.c++`/`.h++`, and the included implementation files `.inl`, `.ipp`, `.tpp`, `.inc`
+# (Kokkos' desul keeps its CUDA atomics in `.inc` files)
+SOURCE_EXTENSIONS = (
+    *(".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".C", ".c"),
+    *(".h", ".hpp", ".hh", ".hxx", ".h++", ".H", ".inl", ".ipp", ".tpp", ".inc"),
+)
 BUILD_FILE_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
 BUILD_FILE_EXTENSIONS = (".cmake", ".mk", ".make")
 # Directories no user wants converted.

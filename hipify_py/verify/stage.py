@@ -41,7 +41,7 @@ from hipify_py.verify.flags import Entry, database_args
 if TYPE_CHECKING:
     from hipify_py.run.outcome import FileOutcome
 
-TU_EXTENSIONS = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".c", ".hip")
+TU_EXTENSIONS = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".C", ".c", ".hip")
 
 
 @dataclass(frozen=True)
