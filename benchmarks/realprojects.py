@@ -63,8 +63,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 TOOLCHAINS = Path(os.environ.get("HIPIFY_PY_TOOLCHAINS") or "/var/cache/hipify-py/toolchains")
 HOST_HIPCC = "/usr/bin/hipcc"
-TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
-SOURCE_SUFFIXES = (*TU_SUFFIXES, ".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc")
+TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".C", ".c")
+SOURCE_SUFFIXES = (
+    *TU_SUFFIXES,
+    *(".cuh", ".h", ".hpp", ".hh", ".hxx", ".h++", ".H", ".inl", ".ipp", ".tpp", ".inc"),
+)
 TOOLS = ("hipify-py", "hipify-perl")
 MISSING_HEADER_RE = re.compile(r"'([^']+)' file not found")
 # ROCm packages a translation may need that the mapping tables may not list (yet): missing = environment

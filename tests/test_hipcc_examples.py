@@ -7,6 +7,10 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -21,23 +25,28 @@ PORTABLE = sorted(p for p in EXAMPLES.glob("*/*.cu") if p.parent.name != "pitfal
 HIPCC = shutil.which("hipcc")
 
 
-@pytest.mark.parametrize("chain", params())
-@pytest.mark.parametrize("example", PORTABLE, ids=[p.parent.name for p in PORTABLE])
-def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, tmp_path: Path) -> None:
-    """Translated for the release that compiles it, as the CLI does by default (the installed HIP)."""
-    hipcc = require(chain)
+def _compile_example(example: Path, chain: Toolchain) -> subprocess.CompletedProcess[str]:
+    assert chain.hipcc is not None
     target = Options(hip_version=chain.version)
-    out_dir = tmp_path / example.parent.name
+    out_dir = Path(tempfile.mkdtemp(prefix="example-")) / example.parent.name
     out_dir.mkdir()
     for src in example.parent.iterdir():
         if src.suffix in (".cu", ".cuh", ".h"):
             (out_dir / src.name).write_bytes(translate(src.read_bytes(), target).text)
     if chain.version == "5.2":  # a full compile (device code generation too) on the fast host compiler
         env = dict(os.environ, HIP_PLATFORM="amd")
-        cmd = [hipcc, "--offload-arch=gfx90a", "-c", str(out_dir / example.name), "-o", str(tmp_path / "x.o")]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    else:
-        proc = syntax_check(hipcc, out_dir / example.name)
+        obj = out_dir.parent / "x.o"
+        cmd = [chain.hipcc, "--offload-arch=gfx90a", "-c", str(out_dir / example.name), "-o", str(obj)]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return syntax_check(chain.hipcc, out_dir / example.name)
+
+
+@pytest.mark.parametrize("chain", params())
+@pytest.mark.parametrize("example", PORTABLE, ids=[p.parent.name for p in PORTABLE])
+def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, compiled: Compiled) -> None:
+    """Translated for the release that compiles it, as the CLI does by default (the installed HIP)."""
+    require(chain)
+    proc = compiled()
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
@@ -61,13 +70,18 @@ EVERY_RELEASE = (
 )
 
 
+def _compile_release_independent(name: str, chain: Toolchain) -> subprocess.CompletedProcess[str]:
+    assert chain.hipcc is not None
+    out = Path(tempfile.mkdtemp(prefix="fixture-")) / Path(name).with_suffix(".hip").name
+    out.write_bytes(translate((FIXTURES / name).read_bytes(), Options(hip_version=chain.version)).text)
+    return syntax_check(chain.hipcc, out)
+
+
 @pytest.mark.parametrize("chain", params())
 @pytest.mark.parametrize("name", EVERY_RELEASE)
-def test_release_independent_fixture_compiles(name: str, chain: Toolchain, tmp_path: Path) -> None:
-    hipcc = require(chain)
-    out = tmp_path / Path(name).with_suffix(".hip").name
-    out.write_bytes(translate((FIXTURES / name).read_bytes(), Options(hip_version=chain.version)).text)
-    proc = syntax_check(hipcc, out)
+def test_release_independent_fixture_compiles(name: str, chain: Toolchain, compiled: Compiled) -> None:
+    require(chain)
+    proc = compiled()
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
@@ -152,8 +166,8 @@ FIXTURE_OUTPUTS = sorted(
 @pytest.mark.parametrize(
     "output", FIXTURE_OUTPUTS, ids=[str(o.relative_to(FIXTURES)) for o in FIXTURE_OUTPUTS]
 )
-def test_fixture_output_compiles_with_hipcc(output: Path) -> None:
-    proc = hipcc_syntax(output)
+def test_fixture_output_compiles_with_hipcc(output: Path, compiled: Compiled) -> None:
+    proc = compiled()
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
@@ -181,12 +195,13 @@ PINNED_OUTPUTS = sorted(
     ("output", "release"),
     [pytest.param(o, r, marks=marks(r), id=f"{o.relative_to(FIXTURES)}@{r}") for o, r in PINNED_OUTPUTS],
 )
-def test_pinned_fixture_compiles_with_its_release(output: Path, release: str) -> None:
+def test_pinned_fixture_compiles_with_its_release(output: Path, release: str, compiled: Compiled) -> None:
     """Outputs of folders pinned to a target (hip52, hip62, hip70, hip72...) compile with that release."""
     with open(output.parent / "options.yaml") as f:
         pinned = f.read()
     assert output.parent.name[3:] in pinned.replace(".", ""), "folder name and options.yaml disagree"
-    proc = syntax_check(require(by_version(release)), output)
+    require(by_version(release))
+    proc = compiled()
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
@@ -199,3 +214,59 @@ def test_examples_idempotent() -> None:
     for src in EXAMPLES.rglob("*.cu*"):
         once = translate(src.read_bytes()).text
         assert translate(once).text == once, src
+
+
+# The compiles of this module's collected tests, started together on every CPU when the first of them
+# runs (each is one hipcc process; one at a time, the module took most of the suite's time): a test
+# waits for its own. A test whose hipcc is absent gets none and is left to require() (skip, or fail
+# under CI).
+Proc = subprocess.CompletedProcess[str]
+Compiled = Callable[[], Proc]
+
+
+def _example_job(example: Path, chain: Toolchain) -> Compiled | None:
+    return partial(_compile_example, example, chain) if chain.hipcc else None
+
+
+def _release_independent_job(name: str, chain: Toolchain) -> Compiled | None:
+    return partial(_compile_release_independent, name, chain) if chain.hipcc else None
+
+
+def _output_job(output: Path) -> Compiled | None:
+    return partial(hipcc_syntax, output) if HIPCC else None
+
+
+def _pinned_job(output: Path, release: str) -> Compiled | None:
+    hipcc = by_version(release).hipcc
+    return partial(syntax_check, hipcc, output) if hipcc else None
+
+
+_JOBS: dict[str, Callable[..., Compiled | None]] = {
+    "test_example_compiles_with_hipcc": _example_job,
+    "test_release_independent_fixture_compiles": _release_independent_job,
+    "test_fixture_output_compiles_with_hipcc": _output_job,
+    "test_pinned_fixture_compiles_with_its_release": _pinned_job,
+}
+
+
+@pytest.fixture(scope="module")
+def _compiles(request: pytest.FixtureRequest) -> Iterator[dict[str, Future[Proc]]]:
+    module = request.node.nodeid
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {}
+        for item in request.session.items:
+            job_of = _JOBS.get(getattr(item, "originalname", ""))
+            if job_of is None or not item.nodeid.startswith(module):
+                continue
+            job = job_of(**item.callspec.params)
+            if job is not None:
+                futures[item.nodeid] = pool.submit(job)
+        yield futures
+        for future in futures.values():
+            future.cancel()
+
+
+@pytest.fixture
+def compiled(request: pytest.FixtureRequest, _compiles: dict[str, Future[Proc]]) -> Compiled:
+    """This test's compile: its result, waited for."""
+    return lambda: _compiles[request.node.nodeid].result()

@@ -84,15 +84,21 @@ def _not_ptx(src: bytes, m: re.Match[bytes]) -> bool:
     return not body or bool(_GCN_MNEMONIC.match(body))
 
 
+# the template of an asm statement: string literals, and macros between them that add pieces
+# (`"atom.exch" ORDER_ASM ".gpu" ".b32 %0,[%1],%2;"`, desul's atomics), up to the first `:` or `)`
+_TEMPLATE = lazy(rb'(?:\s|\\\r?\n|"(?:[^"\\\n]|\\(?:.|\n))*"|[A-Za-z_]\w*)*')
+
+
 def _host_asm(src: bytes, m: re.Match[bytes], scan: Scan) -> bool:
     """asm outside every __device__/__global__ function (a host function, a CPU-specific #ifdef, a
     #define) whose template does not look like PTX: host code, which hipcc's host compiler assembles."""
     if scan.device.contains(m.start()):
         return False
-    strings = _ASM_STRINGS.match(src, m.end())
-    if strings is None:
+    template = _TEMPLATE.match(src, m.end())
+    pieces = _STRING_BODY.findall(template.group()) if template else []
+    if not pieces:
         return True  # a non-literal template outside device code: nothing says PTX
-    return _PTX_SHAPE.search(strings.group().replace(b"%%", b"%")) is None
+    return _PTX_SHAPE.search(b"".join(pieces).replace(b"%%", b"%")) is None
 
 
 def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
