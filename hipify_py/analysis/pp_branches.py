@@ -28,6 +28,7 @@ from hipify_py.analysis.version_tests import (
     current_toolkits_differ,
     error_branch,
     group_directives,
+    hipcc_value,
     includes_only,
     names_version_in_code,
 )
@@ -302,7 +303,6 @@ def _nvidia_values(toks: tuple[tuple[str, bytes], ...]) -> frozenset[Value]:
     return frozenset(evaluate(toks, env) for env in nvidia_envs(names))
 
 
-# -- branches -----------------------------------------------------------------------------------
 _COMMENT = lazy(rb"/\*.*?\*/|//[^\n]*", re.S)
 _PRAGMA_ONLY = lazy(rb"#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b|_Pragma\s*\(")
 
@@ -412,7 +412,7 @@ def _opened(source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes
     opened: dict[int, Value] = {}
     toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
     for start, end, kind, text in directives(source):
-        amd = first.amd.get(start)
+        amd = hipcc_value(kind, first.amd.get(start), first.nvidia.get(start), text)
         if amd is None or kind == b"else" or start in first.shadowed or not VERSION_MACROS.search(text):
             continue
         if HIP_PLATFORM_MACRO.search(text) or any(a <= start < b for a, b in first.dead):

@@ -38,6 +38,22 @@ def current_toolkits_differ(amd: int | None, nvidia: set[int | None] | None, tex
     return {bool(v) for v in nvidia} == {not amd}
 
 
+def hipcc_value(kind: bytes, amd: int | None, nvidia: set[int | None] | None, text: bytes) -> int | None:
+    """The value of an `#if` under hipcc (`amd`), or where a name it tests is unknown there, the opposite
+    of what every current toolkit decides: `#if CUDA_VERSION >= 10010 || defined(MFEM_USE_HIP)` is true on
+    each of them whatever the project's own switch, and false under hipcc unless the switch is set, so it
+    is a version test HIP147 may open (ROCm then takes the current toolkits' branch, as with the switch)."""
+    if (
+        kind != b"if"
+        or amd is not None
+        or not nvidia
+        or None in nvidia
+        or len({bool(v) for v in nvidia}) != 1
+    ):
+        return amd
+    return int(not next(iter(nvidia))) if TOOLKIT_COMPARE.search(text) else None
+
+
 _GROUP = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
 _HARDWARE = lazy(rb"\b(?:__CUDA_ARCH__|asm|__asm__)\b")
 _CODE_LINE = lazy(rb"^[ \t]*(?!#|//|/\*|\*|$)\S", re.M)  # a line that is neither a directive nor a comment
