@@ -305,7 +305,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     after = _CACHE_HINT_HELPER.sub(b"__", after)
-    after = _STD_MIN_MAX.sub(rb"\1", after)
+    before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
     if b"##" in before:
         before = _DEFINE_LINE.sub(
