@@ -174,6 +174,12 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
 # __global__/__device__ and the math functions, so those alone do not count).
 _KERNEL_SIGN_NAMES = frozenset(
     b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
+    # the warp builtins mappings/version-adaptations.yaml rewrites (its names: tests/test_insertions.py),
+    # which the reference tables do not list as device intrinsics
+    + b"__shfl_sync __shfl_up_sync __shfl_down_sync __shfl_xor_sync __ballot_sync __any_sync".split()
+    + b"__all_sync __activemask __syncwarp __match_any_sync __match_all_sync __uni_sync".split()
+    + b"__reduce_add_sync __reduce_min_sync __reduce_max_sync __reduce_and_sync __reduce_or_sync".split()
+    + b"__reduce_xor_sync".split()
 )
 _KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
 
