@@ -160,6 +160,10 @@ _PASTED_PREFIXES = {
     b"CUFFT_": b"HIPFFT_",
     b"cusparse": b"hipsparse",
     b"CUSPARSE_": b"HIPSPARSE_",
+    b"CUBLAS": b"HIPBLAS",
+    b"CURAND": b"HIPRAND",
+    b"CUFFT": b"HIPFFT",
+    b"CUSPARSE": b"HIPSPARSE",
 }
 _PASTED_PREFIX = re.compile(
     rb"(?<![\w$])(" + b"|".join(sorted(_PASTED_PREFIXES, key=len, reverse=True)) + rb")(?=[ \t]*##)"

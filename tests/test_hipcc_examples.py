@@ -113,6 +113,7 @@ COMPILED_TOPICS = (
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {
     "macros/pasted_prefix_differs.hip": "a pasted name HIP spells otherwise (HIP149)",
+    "macros/pasted_prefix_blas.hip": "hipBLAS is not in Debian's HIP 5.2 (compiles with ROCm 6.4 and 7.2)",
     "mixed/off_on.hip": "hipify-py: off keeps CUDA code on purpose",
     "mixed/platform_branches.hip": "the protected HIP branch holds deliberate CUDA lookalikes",
     "includes/all_headers.hip": "hipBLAS/hipFFT/hipSOLVER/hipCUB and hip_bf16.h are not in Debian's HIP 5.2",

@@ -22,6 +22,7 @@ needs, other headers, helper definitions, the guarded runtime header (right abov
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from hipify_py.engine.source import newline_of
 from hipify_py.rules import HELPER, MACRO, PREREQUISITE, RUNTIME, TOP, Insertion, RuleResult
 from hipify_py.rules.implicit_includes import add_implicit_includes, add_thrust_includes
 from hipify_py.rules.macro_order import runtime_before_c_linkage, runtime_before_macros
-from hipify_py.util.lazyre import lazy, words_at_boundary
+from hipify_py.util.lazyre import compiled, lazy, words_at_boundary
 
 _RUNTIME_HEADER = b"hip/hip_runtime.h"
 
@@ -174,14 +175,17 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
 # __global__/__device__ and the math functions, so those alone do not count).
 _KERNEL_SIGN_NAMES = frozenset(
     b"__global__ __shared__ threadIdx blockIdx blockDim gridDim warpSize __syncthreads".split()
-    # the warp builtins mappings/version-adaptations.yaml rewrites (its names: tests/test_insertions.py),
-    # which the reference tables do not list as device intrinsics
-    + b"__shfl_sync __shfl_up_sync __shfl_down_sync __shfl_xor_sync __ballot_sync __any_sync".split()
-    + b"__all_sync __activemask __syncwarp __match_any_sync __match_all_sync __uni_sync".split()
-    + b"__reduce_add_sync __reduce_min_sync __reduce_max_sync __reduce_and_sync __reduce_or_sync".split()
-    + b"__reduce_xor_sync".split()
 )
-_KERNEL_SIGNS = lazy(words_at_boundary(sorted(_KERNEL_SIGN_NAMES)) + rb"\b")
+
+
+@functools.lru_cache(maxsize=1)
+def kernel_signs() -> tuple[frozenset[bytes], re.Pattern[bytes]]:
+    """The names above and the warp builtins mappings/version-adaptations.yaml adapts (`__ballot_sync`,
+    `__activemask`...: device intrinsics the reference tables do not list), and their pattern."""
+    from hipify_py.data.adaptations import load_table
+
+    names = _KERNEL_SIGN_NAMES | {row.cuda.encode() for row in load_table()}
+    return names, compiled(words_at_boundary(sorted(names)) + rb"\b")
 
 
 def _has_kernel_code(ctx: Context, dead: list[tuple[int, int]]) -> bool:
@@ -189,8 +193,9 @@ def _has_kernel_code(ctx: Context, dead: list[tuple[int, int]]) -> bool:
     `dead`: the branches of the project's own HIP-build switch, where an include does not count."""
     if ctx.includes_hip and _live(ctx.source, _HIP_INCLUDE, dead):
         return False
-    if not _KERNEL_SIGN_NAMES.isdisjoint(ctx.identifiers) and any(
-        where in REWRITABLE for _, where in ctx.code_matches(_KERNEL_SIGNS)
+    names, signs = kernel_signs()
+    if not names.isdisjoint(ctx.identifiers) and any(
+        where in REWRITABLE for _, where in ctx.code_matches(signs)
     ):
         return True
     return any(

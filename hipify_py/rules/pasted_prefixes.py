@@ -27,7 +27,7 @@ from hipify_py.util.lazyre import lazy
 _MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
 # a CUDA prefix pasted to a parameter, with nothing pasted after it: `cuda##val`, `CUBLAS_ ## op`
 _PASTE = lazy(
-    rb"\b(cuda|cu|CU|CUDA_|CUDA|cublas|CUBLAS_|curand|CURAND_|cufft|CUFFT_|cusparse|CUSPARSE_)\s*##\s*(\w+)\b(?!\s*##)"
+    rb"\b(cuda|cu|CU|CUDA_?|cublas|CUBLAS_?|curand|CURAND_?|cufft|CUFFT_?|cusparse|CUSPARSE_?)\s*##\s*(\w+)\b(?!\s*##)"
 )
 _SETTLES = frozenset({"HIP102"})
 _DEFINITION = lazy(rb"[ \t]*#[ \t]*define[ \t]+\Z")
