@@ -470,7 +470,9 @@ def check_headers(headers: Iterable[Header], root: Path, versions: Mapping[str, 
         hip_lib, roc_lib = FAMILY_LIBRARIES.get(header.family, (None, None))
         for side, lib, name in (("hip", hip_lib, header.hip), ("roc", roc_lib, header.roc)):
             lib = library_of(lib, name or "")
-            if lib and name and lib in versions:
+            # <atomic> and the like come with the C++ library, not with any HIP package
+            standard = bool(name) and "/" not in name and "." not in name
+            if lib and name and lib in versions and not standard:
                 klass = classify(
                     (root / name).is_file(), header.hip_added if side == "hip" else "", "", versions[lib]
                 )
