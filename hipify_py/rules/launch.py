@@ -30,6 +30,10 @@ _CHEVRONS = lazy(rb"<" + _GAP + rb"<" + _GAP + rb"<", re.S)
 _CLOSING = lazy(rb">" + _GAP + rb">" + _GAP + rb">", re.S)
 # Comments and continuations inside a bracket group: the grammar's tokens allow only blanks.
 _FILLER = lazy(rb"\\\r?\n|/\*.*?\*/|//[^\n]*", re.S)
+# The end of a string or character literal (escapes skipped), from just after its opening quote.
+_LITERAL_END = {q: lazy(rb"(?:[^\\\n" + q + rb"]|\\.)*" + q, re.S) for q in (b'"', b"'")}
+# A token paste between identifier characters, inside a #define body
+_PASTE = lazy(rb"(?<=\w)##(?=\w)")
 # `operator<< <T>(...)`: an explicit template argument list of a user's operator<<, not a launch
 _OPERATOR_BEFORE = lazy(rb"\boperator\s*\Z")
 # Wraps a macro body so it parses as statements: offsets are shifted back by len(_PREFIX).
@@ -63,6 +67,8 @@ def convert_launches(ctx: Context) -> RuleResult:
         edits = _edits(source, call, 0, keep) if call is not None else None
         if edits is None:
             edits = _braced_edits(source, m, keep)
+        if edits is None and call is None:
+            edits = _statement_edits(source, m, keep)
         _convert(ctx, start, m.end(), edits, result)
     if filled:
         copy, fillers = _blanked(source)
@@ -130,6 +136,53 @@ def _braced_edits(source: bytes, m: re.Match[bytes], keep: bool) -> list[Edit] |
     return out
 
 
+def _statement_edits(source: bytes, m: re.Match[bytes], keep: bool) -> list[Edit] | None:
+    """A launch the file's parse leaves in an ERROR node, most often after a statement macro written
+    without `;` (`CHECK_KERNEL` on the line before `k<<<g, b>>>(x);`): parsed alone, as the statement
+    from its line's first token to the `;` that ends it. None when that does not parse as a launch."""
+    start = source.rfind(b"\n", 0, m.start()) + 1
+    end = _statement_end(source, m.end())
+    if end is None:
+        return None
+    text, fillers = _blanked(source[start:end])
+    wrapped = _PREFIX + text + _SUFFIX
+    at = len(_PREFIX) + m.start() - start
+    call = _launch_call(parse(wrapped).root_node.descendant_for_byte_range(at, at + len(m.group())))
+    if call is None or call.has_error:
+        return None
+    shift = start - len(_PREFIX)
+    fillers = [(a + start, b + start) for a, b in fillers]
+    return _keep_fillers(_edits(wrapped, call, shift, keep), fillers)
+
+
+def _statement_end(source: bytes, pos: int, limit: int = 1 << 16) -> int | None:
+    """The offset just past the `;` that ends the statement going on at `pos` (outside brackets, string
+    and character literals and comments); None at an unmatched closing bracket or past `limit` bytes."""
+    depth, i, stop = 0, pos, min(len(source), pos + limit)
+    while i < stop:
+        c = source[i : i + 1]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == b";" and depth == 0:
+            return i + 1
+        elif c in b"\"'":
+            close = _LITERAL_END[c].search(source, i + 1)
+            if close is None:
+                return None
+            i = close.end() - 1
+        elif source.startswith(b"//", i) or source.startswith(b"/*", i):
+            close = source.find(b"\n" if source[i + 1] == ord("/") else b"*/", i + 2)
+            if close < 0:
+                return None
+            i = close
+        i += 1
+    return None
+
+
 def _blanked(text: bytes) -> tuple[bytes, list[tuple[int, int]]]:
     """`text` with comments and continuations inside bracket groups blanked (same length), and their spans."""
     if b"/" not in text and b"\\" not in text:
@@ -183,7 +236,8 @@ def _convert_in_macro(ctx: Context, body: Node, result: RuleResult) -> None:
     """Re-parse a #define body as statements and convert the launches found in it."""
     keep = ctx.options.keep_launch_syntax
     text, fillers = _blanked(ctx.source[body.start_byte : body.end_byte])
-    wrapped = _PREFIX + text + _SUFFIX
+    # `relu_##T##_kernel<<<g, b>>>(x)`: a pasted kernel name parses as one identifier (same length)
+    wrapped = _PREFIX + _PASTE.sub(b"__", text) + _SUFFIX
     tree = parse(wrapped)
     shift = body.start_byte - len(_PREFIX)
     fillers = [(a + body.start_byte, b + body.start_byte) for a, b in fillers]
