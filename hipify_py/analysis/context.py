@@ -71,6 +71,7 @@ _OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
 # `scope::` right before a token (macro bodies and error regions, where there is no tree to ask)
 _SCOPE_BEFORE = lazy(rb"(?<![\w$])([A-Za-z_]\w*)\s*::\s*\Z")
+_HELPER_GUARD = lazy(rb"^#if !defined\(HIPIFY_PY_SHIM_\w+\)", re.MULTILINE)
 _OFF_ON = lazy(rb"hipify-py:\s*(off|on)\b")
 _IGNORE = lazy(rb"hipify-py:\s*ignore(?:\[([A-Z0-9_,\s]*)\])?")
 
@@ -277,7 +278,7 @@ class Context:
     @cached
     def protected(self) -> list[tuple[int, int]]:
         """Sorted, merged ranges left alone: HIP-platform branches and hipify-py: off/on regions."""
-        return merged([*self._hip_branches(), *self._off_regions()])
+        return merged([*self._hip_branches(), *self._off_regions(), *self._written_helpers()])
 
     def is_protected(self, offset: int) -> bool:
         spans = self.protected
@@ -293,6 +294,18 @@ class Context:
 
     def in_hip_branch(self, offset: int) -> bool:
         return any(a <= offset < b for a, b in self.hip_branches)
+
+    def _written_helpers(self) -> Iterator[tuple[int, int]]:
+        """Helpers an earlier run wrote (`#if !defined(HIPIFY_PY_SHIM_x) ...`): their code is HIP as written;
+        a branch of one may name CUDA's own function for HIP's NVIDIA platform."""
+        if b"HIPIFY_PY_SHIM_" not in self.source:
+            return
+        for m in _HELPER_GUARD.finditer(self.source):
+            node = self.root.descendant_for_byte_range(m.end() - 1, m.end())
+            while node is not None and node.type != "preproc_if":
+                node = node.parent
+            if node is not None and node.start_byte == m.start():
+                yield node.start_byte, node.end_byte
 
     def _off_regions(self) -> Iterator[tuple[int, int]]:
         start: int | None = None

@@ -138,6 +138,25 @@ def declared_type(source: bytes, use: Node) -> bytes | None:
     return None
 
 
+_DEVICE_VARIABLE = frozenset((b"__device__", b"__constant__", b"__managed__"))
+
+
+def holds_an_address(source: bytes, use: Node) -> bool:
+    """True when the identifier `use` names a pointer declared in scope that is not itself a device
+    variable: a parameter or host variable (`const void* symbol`) holding a symbol's address, where
+    `__device__ float* p` is the symbol."""
+    name = source[use.start_byte : use.end_byte]
+    for scope in ancestors(use):
+        found = _declaration_in(source, scope, name, use.start_byte)
+        if found is not None:
+            declaration, declarator = found
+            if declarator.type != "pointer_declarator":
+                return False
+            specifiers = (source[c.start_byte : c.end_byte] for c in declaration.children)
+            return not any(s in _DEVICE_VARIABLE for s in specifiers)
+    return False
+
+
 def member_type(source: bytes, owner: bytes, field: bytes, root: Node) -> bytes | None:
     """The type of member `field` of the struct/class named `owner` defined in this file."""
     for node in _walk_types(root):

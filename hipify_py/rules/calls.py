@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from hipify_py.analysis import callargs
 from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.declared import holds_an_address
 from hipify_py.data import derived
 from hipify_py.data.mappings import generated_dir, probed_dir
 from hipify_py.data.schema import Entry
@@ -224,7 +225,7 @@ def _adapt(ctx: Context, table: CallTable, name: bytes, target: str, call: Call,
             )
             return
         if change.op == "wrap":
-            edits.extend(_wrap(ctx.source, call, change))
+            edits.extend(_wrap(ctx, call, change))
         elif change.op == "insert_const":
             edits.extend(callargs.insert(call, change.arg, value))
         elif change.op == "replace_with_const":
@@ -259,12 +260,17 @@ def _adapt(ctx: Context, table: CallTable, name: bytes, target: str, call: Call,
 _SYMBOL = b"HIP_SYMBOL"
 
 
-def _wrap(source: bytes, call: Call, change: Change) -> list[Edit]:
+def _wrap(ctx: Context, call: Call, change: Change) -> list[Edit]:
+    source = ctx.source
     a, b = call.args[change.arg]
     text = source[a:b]
     wrapper = change.with_.encode()
     if text.startswith(wrapper) and text[len(wrapper) :].lstrip().startswith(b"("):
         return []  # already adapted (a second run, or code written for HIP)
+    if wrapper == _SYMBOL and _address_variable(ctx, a, b):
+        # HIP_SYMBOL(x) is `&x` on HIP's NVIDIA platform and undefined in C: a pointer that holds the
+        # symbol's address (`const void* symbol` of a wrapper) is passed as it is, as to CUDA
+        return []
     if wrapper == _SYMBOL:
         # why: HIP_SYMBOL is a macro; `A<int, 4>::x` would be two macro arguments without parentheses
         double = b"," in text
@@ -277,6 +283,13 @@ def _wrap(source: bytes, call: Call, change: Change) -> list[Edit]:
     if cast is not None and target is not None and _same_type(found, target.group("type")):
         return []  # a cast to that type (or to its non-const version) is already there
     return callargs.wrap(call, change.arg, wrapper + b"(")
+
+
+def _address_variable(ctx: Context, start: int, end: int) -> bool:
+    node = ctx.root.descendant_for_byte_range(start, end)
+    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (start, end):
+        return False
+    return holds_an_address(ctx.source, node)
 
 
 _CAST = lazy(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?P<type2>[^<>]+)>")
