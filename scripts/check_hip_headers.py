@@ -41,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # why: the entries come from the project's own loader
 
+from hipify_py.data.installed import standard_header  # noqa: E402
 from hipify_py.data.mappings import Entry, Header, compare_versions, load_mappings  # noqa: E402
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -470,9 +471,7 @@ def check_headers(headers: Iterable[Header], root: Path, versions: Mapping[str, 
         hip_lib, roc_lib = FAMILY_LIBRARIES.get(header.family, (None, None))
         for side, lib, name in (("hip", hip_lib, header.hip), ("roc", roc_lib, header.roc)):
             lib = library_of(lib, name or "")
-            # <atomic> and the like come with the C++ library, not with any HIP package
-            standard = bool(name) and "/" not in name and "." not in name
-            if lib and name and lib in versions and not standard:
+            if lib and name and lib in versions and not standard_header(name):  # <atomic>: C++'s own
                 klass = classify(
                     (root / name).is_file(), header.hip_added if side == "hip" else "", "", versions[lib]
                 )

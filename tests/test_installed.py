@@ -20,6 +20,13 @@ def test_library_headers_come_from_the_tables() -> None:
     names = library_headers(load_mappings())
     assert {"hipcub/hipcub.hpp", "hipblas/hipblas.h", "rocblas/rocblas.h", "hipblas.h", "thrust/"} <= names
     assert not any(n.startswith("hip/") for n in names)  # the runtime's own headers are HIP103's business
+    assert "atomic" not in names  # <cuda/atomic> -> <atomic>: C++'s own header, never a HIP package's
+
+
+def test_a_standard_header_is_never_missing(tmp_path: Path) -> None:
+    """A project's own `#include <atomic>` is not a ROCm library header (a false HIP128 error before)."""
+    missing = missing_headers(load_mappings(), [_root(tmp_path)])
+    assert "hipcub/hipcub.hpp" in missing and "atomic" not in missing
 
 
 def test_missing_headers_against_an_install(tmp_path: Path) -> None:

@@ -36,6 +36,11 @@ def include_roots(environ: dict[str, str] | None = None) -> list[Path]:
     return roots
 
 
+def standard_header(name: str) -> bool:
+    """`atomic`, `cstdint`: a C++ standard header (the compiler's library, not a HIP package's)."""
+    return "/" not in name and "." not in name
+
+
 def library_headers(mappings: Mappings) -> frozenset[str]:
     """Library headers a translation can write (hipcub/hipcub.hpp, rocblas/rocblas.h, hipblas.h), and
     `ns/` for libraries ROCm ships under the CUDA header path (rocThrust's thrust/)."""
@@ -43,7 +48,7 @@ def library_headers(mappings: Mappings) -> frozenset[str]:
         v
         for h in mappings.headers.values()
         for v in (h.hip, h.legacy, h.roc)
-        if v and not v.startswith(_RUNTIME_PREFIX)
+        if v and not v.startswith(_RUNTIME_PREFIX) and not standard_header(v)
     }
     names |= {
         f"{n.cuda}/" for n in mappings.namespaces if n.hip == n.cuda and n.family not in ("device", "runtime")
