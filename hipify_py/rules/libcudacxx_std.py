@@ -1,0 +1,143 @@
+"""libcu++'s `cuda::std::X` -> the C++ standard library's `std::X` (HIP156, HIP157; HIP101 for the rest).
+
+CUDA code reaches libcu++ through <cuda/std/...> or, without an include, through Thrust and CUB (CCCL):
+`typename cuda::std::iterator_traits<It>::difference_type`, `cuda::std::numeric_limits<float>::max()`.
+ROCm ships no libcu++, so the name was undeclared and nothing said so. The standard library's traits,
+limits, tuples, arrays, function objects and constexpr functions are usable in HIP device code (clang
+compiles constexpr functions for the device), so those uses are written `std::X`, and the standard header
+is included where the file has neither it nor its <cuda/std/...> form (headers.yaml writes that one as
+the standard header). mappings/libcudacxx-std.yaml lists them, and the names whose standard form C++17
+device code cannot take (written `std::X` too, right for host code, with a warning that says why).
+Other names keep `cuda::std::` and get HIP101. libcu++'s atomics are the header shim's (header_shims.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.data import derived
+from hipify_py.data.mappings import hand_kept_dir
+from hipify_py.data.version_ranges import read_table
+from hipify_py.engine.diagnostics import Rule, Severity
+from hipify_py.engine.edits import Edit
+from hipify_py.rules import Insertion, RuleResult
+from hipify_py.rules.detectors.common import DeviceSpans
+from hipify_py.rules.registry import declare
+from hipify_py.util.lazyre import lazy
+
+TABLE_NAME = "libcudacxx-std.yaml"
+# `cuda::std::X`, `::cuda::std::X` (blanks between the tokens), not `other::cuda::std::X`
+_USE = lazy(rb"(?<![\w:])(?:::\s*)?cuda\s*::\s*std\s*::\s*([A-Za-z_]\w*)")
+_INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+# defined by the header shim of <cuda/atomic>, <cuda/std/atomic> (header-shims.yaml)
+_SHIM_NAMES = lazy(rb"atomic|memory_order|thread_scope|kill_dependency")
+
+
+class StdNames(NamedTuple):
+    headers: Mapping[str, str]  # exact name -> the standard header that declares it
+    prefixes: tuple[tuple[str, str], ...]  # (name prefix, header): the type-trait families
+    limited: Mapping[str, tuple[str, str]]  # name -> (header, why C++17 device code cannot take it)
+
+    def header_of(self, name: str) -> str | None:
+        found = self.headers.get(name)
+        if found is None:
+            found = next((h for prefix, h in self.prefixes if name.startswith(prefix)), None)
+        return found
+
+
+@functools.lru_cache(maxsize=1)
+def std_names(path: Path | None = None) -> StdNames:
+    if path is None:  # the shipped table: built once per code stamp (hipify_py/data/derived.py)
+        return derived.load("libcudacxx-std", _build)
+    return _build(path)
+
+
+def _build(path: Path | None = None) -> StdNames:
+    doc, _ = read_table(path or hand_kept_dir() / TABLE_NAME)
+    headers: dict[str, str] = {}
+    prefixes: list[tuple[str, str]] = []
+    for header, row in (doc.get("headers") or {}).items():
+        headers.update(dict.fromkeys(map(str, row.get("names") or ()), str(header)))
+        prefixes += [(str(p), str(header)) for p in row.get("prefixes") or ()]
+    limited = {str(n): (str(r["header"]), str(r["why"])) for n, r in (doc.get("device_limits") or {}).items()}
+    return StdNames(headers, tuple(prefixes), limited)
+
+
+def translate_cuda_std(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    if b"cuda" not in ctx.source or b"std" not in ctx.source:  # why: a C-speed test spares most files
+        return result
+    table = std_names()
+    included = {m.group(1).strip().decode(errors="replace") for m in _INCLUDE_PATH.finditer(ctx.source)}
+    reported: set[str] = set()
+    wanted: set[str] = set()
+    device: DeviceSpans | None = None
+    for m, where in ctx.code_matches(_USE):
+        name = m.group(1).decode()
+        if where not in REWRITABLE or _SHIM_NAMES.match(m.group(1)):
+            continue
+        header = table.header_of(name)
+        limit = table.limited.get(name)
+        if header is None and limit is None:
+            if name not in reported:
+                message = f"cuda::std::{name} has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"
+                result.diagnostics.append(ctx.diag("HIP101", m.start(1), m.end(1), message))
+                reported.add(name)
+            continue
+        result.edits.append(Edit(m.start(), m.start(1), b"std::"))
+        result.counts["libcudacxx_std"] += 1
+        header = header or limit[0]  # type: ignore[index]
+        # in host code the standard form is right as it is: HIP156 there
+        if header not in included and f"cuda/std/{header}" not in included:
+            wanted.add(header)
+        if name in reported:
+            continue
+        reported.add(name)
+        device = device or DeviceSpans(ctx)
+        if limit is not None and device.contains(m.start()):
+            message = f"cuda::std::{name} written as std::{name}: {limit[1]}"
+            result.diagnostics.append(ctx.diag("HIP157", m.start(1), m.end(1), message))
+        else:
+            message = f"cuda::std::{name} written as std::{name} (<{header}>): HIP has no libcu++"
+            result.diagnostics.append(ctx.diag("HIP156", m.start(1), m.end(1), message))
+    result.requests += [Insertion.include(h.encode()) for h in sorted(wanted)]
+    return result
+
+
+# What this module gives the rule registry (hipify_py/rules/registry.py)
+DECLARED = declare(
+    __name__,
+    translate={26: translate_cuda_std},
+    texts=(
+        Rule(
+            "HIP156",
+            "libcudacxx-std",
+            Severity.INFO,
+            "A libcu++ name (cuda::std::X) written as the C++ standard library's std::X",
+            "Nothing to do.",
+            "ROCm ships no libcu++. The standard library's type traits, numeric_limits, iterator traits, "
+            "pair/tuple/array, min/max/clamp, function objects, fixed-width integers and <cmath> functions "
+            "are usable in HIP device code (clang compiles constexpr functions for the device), so "
+            "`cuda::std::X` becomes `std::X` and the standard header is included where the file lacks it "
+            "(mappings/libcudacxx-std.yaml). Other cuda::std names keep HIP101.",
+        ),
+        Rule(
+            "HIP157",
+            "libcudacxx-std-device",
+            Severity.WARNING,
+            "A libcu++ name written as std::X that C++17 device code cannot take",
+            "Write it out in this device code (a swap by hand), or build with -std=c++20 where the message "
+            "says so.",
+            "`cuda::std::swap`, `exchange`, assignment through `tie`, `span` and `bit_cast` are "
+            "written as their std:: counterparts, which host code takes as is (HIP156 there); in device code "
+            "std::swap and "
+            "std::exchange are host functions before C++20, and span and bit_cast are C++20.",
+        ),
+    ),
+    fixtures=("libcudacxx/*", "libcudacxx/*/*"),
+)
