@@ -9,6 +9,8 @@
   CUDA's C++ template overloads HIP lacks (`cudaHostAlloc(&floatPtr, ...)`), and each function's CUDA
   argument counts: a HIPIFY fact written for the C API is not applied to a call with another count
   (a user's own function of that name, or a template overload).
+- mappings/hand-kept/call-adaptations.yaml: changes for targets in a version range (`since`/`until`):
+  hipRTC's `const char**` option and header lists before ROCm 7.2.
 
 Edits go through hipify_py/analysis/callargs.py, so they work in code, macro bodies and error regions and
 combine with the renames inside the arguments.
@@ -26,9 +28,10 @@ from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import holds_an_address
 from hipify_py.data import derived
-from hipify_py.data.mappings import generated_dir, probed_dir
+from hipify_py.data.mappings import generated_dir, hand_kept_dir, probed_dir
 from hipify_py.data.schema import Entry
 from hipify_py.data.tables import CandidateFinder
+from hipify_py.data.version_ranges import holds_for
 from hipify_py.data.versions import compare_versions, parse_version
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
@@ -52,7 +55,7 @@ class Change(NamedTuple):
     count: int = 1
     warn: str = ""
     arguments: int | None = None  # only for calls with this many arguments (probe facts)
-    source: str = "hipify"  # hipify | probe
+    source: str = "hipify"  # hipify | probe | hand
 
     @staticmethod
     def from_row(row: Mapping[str, Any], source: str) -> Change:
@@ -130,6 +133,10 @@ def _build_call_table(hip_version: str | None, directory: Path | None = None) ->
             changes.setdefault(row["cuda"].encode(), []).append(Change.from_row(row, "probe"))
         for row in probes.get("arity") or ():
             arity[row["cuda"].encode()] = (int(row["min"]), int(row["max"]), row.get("c"))
+    hand = (directory or hand_kept_dir()) / TABLE_FILE
+    for row in (_read(hand).get("changes") or ()) if hand.is_file() and hand.parent != generated else ():
+        if hip_version is None or holds_for(row.get("since"), row.get("until"), hip_version):
+            changes.setdefault(row["cuda"].encode(), []).append(Change.from_row(row, "hand"))
     names = frozenset(changes) | frozenset(overloads)
     return CallTable(
         {k: tuple(v) for k, v in changes.items()}, overloads, arity, CandidateFinder(names), version
@@ -277,6 +284,8 @@ def _wrap(ctx: Context, call: Call, change: Change) -> list[Edit]:
         return callargs.wrap(
             call, change.arg, b"HIP_SYMBOL((" if double else b"HIP_SYMBOL(", b"))" if double else b")"
         )
+    if text in _NULL and wrapper.endswith((b"*)", b"*>")):
+        return []  # a null pointer constant converts to the pointer type as it is
     cast = _CAST.match(text)
     found = None if cast is None else cast.group("type") or cast.group("type2")
     target = _CAST_TYPE.match(wrapper)
@@ -292,6 +301,7 @@ def _address_variable(ctx: Context, start: int, end: int) -> bool:
     return holds_an_address(ctx.source, node)
 
 
+_NULL = frozenset((b"0", b"NULL", b"nullptr", b"0L"))
 _CAST = lazy(rb"\(\s*(?P<type>[\w\s*:]+?)\s*\)|(?:reinterpret|static)_cast\s*<(?P<type2>[^<>]+)>")
 _CAST_TYPE = lazy(rb"\w+_cast\s*<(?P<type>[^<>]+)>\Z")
 
