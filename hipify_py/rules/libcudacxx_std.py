@@ -1,14 +1,17 @@
-"""libcu++'s `cuda::std::X` -> the C++ standard library's `std::X` (HIP156, HIP157; HIP101 for the rest).
+"""libcu++'s `cuda::std::X`: C++'s `std::X` on AMD, CUDA's own on HIP's NVIDIA platform (HIP156, HIP157).
 
 CUDA code reaches libcu++ through <cuda/std/...> or, without an include, through Thrust and CUB (CCCL):
 `typename cuda::std::iterator_traits<It>::difference_type`, `cuda::std::numeric_limits<float>::max()`.
 ROCm ships no libcu++, so the name was undeclared and nothing said so. The standard library's traits,
 limits, tuples, arrays, function objects and constexpr functions are usable in HIP device code (clang
-compiles constexpr functions for the device), so those uses are written `std::X`, and the standard header
-is included where the file has neither it nor its <cuda/std/...> form (headers.yaml writes that one as
-the standard header). mappings/libcudacxx-std.yaml lists them, and the names whose standard form C++17
-device code cannot take (written `std::X` too, right for host code, with a warning that says why).
-Other names keep `cuda::std::` and get HIP101. libcu++'s atomics are the header shim's (header_shims.py).
+compiles constexpr functions for the device), so on AMD `namespace cuda { namespace std { using namespace
+::std; } }` makes `cuda::std::X` name `std::X` and the code keeps its spelling: on HIP's NVIDIA platform
+CUDA's libcu++ stays in use (nvcc takes std:: constexpr functions in device code only with
+--expt-relaxed-constexpr). A `<cuda/std/X>` include gets that block from its header shim
+(header-shims.yaml, `<X>` on AMD); a file that reaches libcu++ without one gets it here, before the
+declaration of the first use, with the standard headers its names need. mappings/libcudacxx-std.yaml lists
+the names, and those C++17 device code cannot take as std:: (a warning where device code uses them).
+Other names get HIP101. libcu++'s atomics are their own header shim's.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.version_ranges import read_table
 from hipify_py.engine.diagnostics import Rule, Severity
-from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.registry import declare
+from hipify_py.rules.shims import _below_top_comments, _position
 from hipify_py.util.lazyre import lazy
 
 TABLE_NAME = "libcudacxx-std.yaml"
@@ -76,6 +80,7 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
     included = {m.group(1).strip().decode(errors="replace") for m in _INCLUDE_PATH.finditer(ctx.source)}
     reported: set[str] = set()
     wanted: set[str] = set()
+    first: int | None = None
     device: DeviceSpans | None = None
     for m, where in ctx.code_matches(_USE):
         name = m.group(1).decode()
@@ -89,10 +94,8 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
                 result.diagnostics.append(ctx.diag("HIP101", m.start(1), m.end(1), message))
                 reported.add(name)
             continue
-        result.edits.append(Edit(m.start(), m.start(1), b"std::"))
-        result.counts["libcudacxx_std"] += 1
+        first = m.start() if first is None else first
         header = header or limit[0]  # type: ignore[index]
-        # in host code the standard form is right as it is: HIP156 there
         if header not in included and f"cuda/std/{header}" not in included:
             wanted.add(header)
         if name in reported:
@@ -100,13 +103,42 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
         reported.add(name)
         device = device or DeviceSpans(ctx)
         if limit is not None and device.contains(m.start()):
-            message = f"cuda::std::{name} written as std::{name}: {limit[1]}"
+            message = f"cuda::std::{name} is std::{name} on AMD: {limit[1]}"
             result.diagnostics.append(ctx.diag("HIP157", m.start(1), m.end(1), message))
-        else:
-            message = f"cuda::std::{name} written as std::{name} (<{header}>): HIP has no libcu++"
-            result.diagnostics.append(ctx.diag("HIP156", m.start(1), m.end(1), message))
+    if first is None:
+        return result
     result.requests += [Insertion.include(h.encode()) for h in sorted(wanted)]
+    if not any(h.startswith("cuda/std/") for h in included) and GUARD.encode() not in ctx.source:
+        at = _below_top_comments(ctx, _file_scope(ctx, first))
+        result.requests.append(Insertion.helper(at, _block(newline_of(ctx.source))))
+        message = "libcu++ is C++'s standard library under cuda::std: cuda::std names ::std here on AMD"
+        result.diagnostics.append(ctx.diag("HIP156", first, first + 4, message))
+        result.counts["shims"] += 1
     return result
+
+
+GUARD = "HIPIFY_PY_SHIM_libcudacxx_std"
+
+
+def _file_scope(ctx: Context, offset: int) -> int:
+    """Where the block goes: before the declaration of the first use, never inside a namespace (the
+    block declares ::cuda)."""
+    at = _position(ctx, offset)
+    outer = next((c for c in ctx.root.children if c.start_byte <= at < c.end_byte), None)
+    if outer is not None and outer.type == "namespace_definition" and outer.start_byte < at:
+        return ctx.lines.line_start(outer.start_byte)
+    return at
+
+
+def _block(nl: bytes) -> bytes:
+    lines = (
+        b"// hipify-py: HIP has no libcu++; cuda::std is the C++ standard library's std here:",
+        b"#if !defined(__HIP_PLATFORM_NVIDIA__) && !defined(" + GUARD.encode() + b")",
+        b"#define " + GUARD.encode(),
+        b"namespace cuda { namespace std { using namespace ::std; } }",
+        b"#endif",
+    )
+    return nl.join(lines) + nl
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
@@ -118,24 +150,25 @@ DECLARED = declare(
             "HIP156",
             "libcudacxx-std",
             Severity.INFO,
-            "A libcu++ name (cuda::std::X) written as the C++ standard library's std::X",
+            "libcu++ (cuda::std::X) is the C++ standard library's std::X on AMD",
             "Nothing to do.",
             "ROCm ships no libcu++. The standard library's type traits, numeric_limits, iterator traits, "
             "pair/tuple/array, min/max/clamp, function objects, fixed-width integers and <cmath> functions "
-            "are usable in HIP device code (clang compiles constexpr functions for the device), so "
-            "`cuda::std::X` becomes `std::X` and the standard header is included where the file lacks it "
-            "(mappings/libcudacxx-std.yaml). Other cuda::std names keep HIP101.",
+            "are usable in HIP device code (clang compiles constexpr functions for the device), so on AMD "
+            "`namespace cuda { namespace std { using namespace ::std; } }` makes cuda::std name std, after "
+            "a <cuda/std/X> include (written <X>) or before the first use in a file that reaches libcu++ "
+            "through Thrust or CUB; the code keeps its spelling and HIP's NVIDIA platform keeps CUDA's "
+            "libcu++ (mappings/libcudacxx-std.yaml lists the names). Other cuda::std names keep HIP101.",
         ),
         Rule(
             "HIP157",
             "libcudacxx-std-device",
             Severity.WARNING,
-            "A libcu++ name written as std::X that C++17 device code cannot take",
+            "A libcu++ name that C++17 device code cannot take as std::X",
             "Write it out in this device code (a swap by hand), or build with -std=c++20 where the message "
             "says so.",
-            "`cuda::std::swap`, `exchange`, assignment through `tie`, `span` and `bit_cast` are "
-            "written as their std:: counterparts, which host code takes as is (HIP156 there); in device code "
-            "std::swap and "
+            "`cuda::std::swap`, `exchange`, assignment through `tie`, `span` and `bit_cast` name their std:: "
+            "counterparts on AMD, which host code takes as they are; in device code std::swap and "
             "std::exchange are host functions before C++20, and span and bit_cast are C++20.",
         ),
     ),
