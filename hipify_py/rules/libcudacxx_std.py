@@ -133,7 +133,7 @@ def _file_scope(ctx: Context, offset: int) -> int:
 def _block(nl: bytes) -> bytes:
     lines = (
         b"// hipify-py: HIP has no libcu++; cuda::std is the C++ standard library's std here:",
-        b"#if !defined(__HIP_PLATFORM_NVIDIA__) && !defined(" + GUARD.encode() + b")",
+        b"#if !defined(" + GUARD.encode() + b") && !defined(__HIP_PLATFORM_NVIDIA__)",
         b"#define " + GUARD.encode(),
         b"namespace cuda { namespace std { using namespace ::std; } }",
         b"#endif",
