@@ -151,7 +151,8 @@ DECLARED = declare(
             "libcudacxx-std",
             Severity.INFO,
             "libcu++ (cuda::std::X) is the C++ standard library's std::X on AMD",
-            "Nothing to do.",
+            "Nothing to do; the block switches itself off on HIP's NVIDIA platform, where CUDA's libcu++ "
+            "is used.",
             "ROCm ships no libcu++. The standard library's type traits, numeric_limits, iterator traits, "
             "pair/tuple/array, min/max/clamp, function objects, fixed-width integers and <cmath> functions "
             "are usable in HIP device code (clang compiles constexpr functions for the device), so on AMD "
