@@ -145,6 +145,7 @@ def _block(nl: bytes) -> bytes:
 DECLARED = declare(
     __name__,
     translate={26: translate_cuda_std},
+    tables=(std_names,),
     texts=(
         Rule(
             "HIP156",
