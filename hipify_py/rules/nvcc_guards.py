@@ -21,6 +21,8 @@ from collections.abc import Iterator
 
 from hipify_py.analysis.context import HIP_GUARD, Context
 from hipify_py.analysis.pp_branches import directives
+from hipify_py.data.renames import load_table as _renames_table
+from hipify_py.data.renames import renames_for
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import COMMENT, IDENTIFIER
@@ -90,9 +92,15 @@ def _positive(kind: bytes, text: bytes) -> bool | None:
 
 
 def unported(ctx: Context, body: bytes) -> bool:
-    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code."""
+    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code.
+    A name the target renames (`__trap` -> `__builtin_trap`, mappings/version-renames.yaml) is ported:
+    else the decision would change once the rename is written (a second run would differ)."""
     names = ctx.tables.names
-    return any((e := names.get(w)) is not None and e.hip is None for w in set(IDENTIFIER.findall(body)))
+    renamed = renames_for(ctx.target).names if ctx.target else {}
+    return any(
+        (e := names.get(w)) is not None and e.hip is None and w not in renamed
+        for w in set(IDENTIFIER.findall(body))
+    )
 
 
 def _gpu(ctx: Context, body: bytes) -> bool:
@@ -136,6 +144,8 @@ def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
 DECLARED = declare(
     __name__,
     translate={40: rewrite_nvcc_guards},
+    tables=(_renames_table,),
+    views=(renames_for,),
     texts=(
         Rule(
             "HIP137",
