@@ -10,11 +10,11 @@ runtime/driver name of the tables without a HIP name whose HIP spelling
     cudaX -> hipX, cudaDevAttrX -> hipDeviceAttributeX, cuX (driver function) -> hipDrvX or else hipX,
     CU_X -> HIP_X
 
-is declared by the preprocessed hip/hip_runtime.h of a probed release (mappings/hip-identifiers-<v>.yaml,
-scripts/probe_hip_identifiers.py). It holds from the oldest probed release that declares it, while every
-later one does. A spelling alone does not prove the same signature: the names in NOT_COUNTERPARTS were
-read in both APIs and differ (the reason is kept here); names the hand-kept version-renames.yaml decides
-are left to it.
+is declared by the preprocessed hip/hip_runtime.h of a probed release, or defined there as a macro
+(mappings/hip-identifiers-<v>.yaml `identifiers` and `macros`, scripts/probe_hip_identifiers.py).
+It holds from the oldest probed release that declares it, while every later one does. A spelling
+alone does not prove the same signature: the names in NOT_COUNTERPARTS were read in both APIs and
+differ (the reason is kept here); names the hand-kept version-renames.yaml decides are left to it.
 
     gen_counterpart_renames.py [--out FILE] [--check]
 
@@ -62,11 +62,13 @@ _DRIVER_FUNCTION = re.compile(r"cu[A-Z]")
 
 
 def probed_identifiers(directory: Path) -> dict[str, frozenset[str]]:
-    """HIP version -> identifiers of its preprocessed hip_runtime.h (the committed probe tables)."""
+    """HIP version -> identifiers of its preprocessed hip_runtime.h and the HIP macros it defines (the
+    committed probe tables)."""
     found = {}
     for path in sorted(directory.glob("hip-identifiers-*.yaml")):
         doc = yaml.safe_load(path.read_text())
-        found[str(doc["hip_version"])] = frozenset(str(doc.get("identifiers") or "").split())
+        words = f"{doc.get('identifiers') or ''} {doc.get('macros') or ''}"
+        found[str(doc["hip_version"])] = frozenset(words.split())
     return dict(sorted(found.items(), key=lambda kv: tuple(int(x) for x in kv[0].split("."))))
 
 
@@ -113,11 +115,11 @@ def render(found: list[tuple[str, str, str]], versions: list[str]) -> str:
 # (same schema; data/renames.py). CUDA runtime/driver names AMD's reference tables leave without a HIP
 # counterpart that HIP declares under its own spelling (cudaX -> hipX, cudaDevAttrX ->
 # hipDeviceAttributeX, cuX -> hipDrvX / hipX, CU_X -> HIP_X), from the oldest probed release that
-# declares it (probed: {probed}; mappings/hip-identifiers-<version>.yaml). Names spelled alike whose
-# signatures differ are listed, with why, in the script.
+# declares it or defines it as a macro (probed: {probed}; mappings/hip-identifiers-<version>.yaml).
+# Names spelled alike whose signatures differ are listed, with why, in the script.
 
 sources:
-  counterpart: "declared by the preprocessed hip/hip_runtime.h of the probed releases \
+  counterpart: "declared or defined as a macro by hip/hip_runtime.h of the probed releases \
 (scripts/gen_counterpart_renames.py)"
 
 names:

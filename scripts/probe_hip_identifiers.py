@@ -10,7 +10,10 @@ after such a #define in a translation unit, HIP's `template <typename T, ...>` o
 rewritten by the user's macro and the build fails inside amd_hip_vector_types.h. This preprocesses
 `#include <hip/hip_runtime.h>` with hipcc (host and device side) and records every identifier in the
 output (`identifiers`; a function-like macro matters only where the name is followed by `(`:
-`called`). Reserved names (`__x`, `_X`) are left out: user code does not define them. Writes
+`called`). Reserved names (`__x`, `_X`) are left out: user code does not define them. `macros`: the
+macros of HIP's own spelling (hip*, HIP*) the header defines (`hipcc -E -dM`), which preprocessing
+removes from `identifiers` (`#define hipStreamAttrValue hipLaunchAttributeValue`); read by
+scripts/gen_counterpart_renames.py. Writes
 mappings/hip-identifiers-<HIP version>.yaml (deterministic; `--check` compares); read by
 hipify_py/pipeline/translate.py (the runtime header before such a #define).
 """
@@ -55,6 +58,23 @@ def preprocessed(hipcc: str) -> str:
     return "\n".join(out)
 
 
+_HIP_MACRO = re.compile(r"^#define (hip\w*|HIP\w*)", re.M)
+
+
+def hip_macros(hipcc: str) -> list[str]:
+    """Macros of HIP's spelling that hip/hip_runtime.h defines (host side)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "r.hip"
+        src.write_text("#include <hip/hip_runtime.h>\n")
+        cmd = [hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-E", "-dM", "--cuda-host-only"]
+        proc = subprocess.run(
+            [*cmd, str(src)], capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd")
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"hipcc -E -dM failed:\n{proc.stderr[-2000:]}")
+    return sorted(set(_HIP_MACRO.findall(proc.stdout)))
+
+
 def identifiers(text: str) -> tuple[list[str], list[str]]:
     """(every identifier, those followed by `(`), reserved names left out."""
     code = _STRING.sub(" ", _LINE_MARKER.sub("", text))
@@ -70,7 +90,7 @@ def identifiers(text: str) -> tuple[list[str], list[str]]:
     return sorted(names), sorted(called)
 
 
-def render(version: str, names: list[str], called: list[str], source: str) -> str:
+def render(version: str, names: list[str], called: list[str], macros: list[str], source: str) -> str:
     def wrapped(words: list[str]) -> list[str]:
         """A folded YAML scalar: space-separated words (the reader splits it), 110 columns."""
         lines, line = [], ""
@@ -92,6 +112,8 @@ def render(version: str, names: list[str], called: list[str], source: str) -> st
         *wrapped(names),
         "called: >-",
         *wrapped(called),
+        "macros: >-",
+        *wrapped(macros),
     ]
     return "\n".join(out) + "\n"
 
@@ -104,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     version = hip_version(args.hipcc)
     names, called = identifiers(preprocessed(args.hipcc))
-    text = render(version, names, called, probed_with(args.hipcc))
+    text = render(version, names, called, hip_macros(args.hipcc), probed_with(args.hipcc))
     out = args.out or REPO / "mappings" / "probed" / f"{PREFIX}{version}.yaml"
     return write_or_check(
         out, text, args.check, "probe_hip_identifiers", f"{len(names)} identifiers ({len(called)} called)"
