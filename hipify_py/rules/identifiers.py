@@ -383,6 +383,16 @@ def _rename_for_target(
     result.counts[f"identifiers.{entry.family}"] += 1
 
 
+def _later_rename(cuda: str, target: str | None) -> Rename | None:
+    """The oldest version-renames row for `cuda` that holds only from a release after `target`."""
+    if not target:
+        return None
+    later = [
+        r for r in _renames_table()[0] if r.cuda == cuda and r.since and compare_versions(r.since, target) > 0
+    ]
+    return min(later, key=lambda r: [int(x) for x in (r.since or "0").split(".")], default=None)
+
+
 def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: RuleResult) -> None:
     options = ctx.options
     if _not_a_rename(ctx, entry, start, end, result):
@@ -393,6 +403,9 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
     if entry.hip is None and not (options.roc and entry.roc):
         group = f" ({entry.family}: {entry.group})" if entry.group else f" ({entry.family})"
         note = f": {entry.note}" if entry.note else ""
+        later = _later_rename(entry.cuda, ctx.target)
+        if later is not None:
+            note = f"; {later.hip} from HIP {later.since} (the target is {ctx.target})"
         result.diagnostics.append(
             ctx.diag("HIP101", start, end, f"{entry.cuda} has no HIP counterpart{group}{note}")
         )
