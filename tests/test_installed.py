@@ -6,6 +6,8 @@ from pathlib import Path
 
 from hipify_py.data.installed import include_roots, is_missing, library_headers, missing_headers
 from hipify_py.data.mappings import load_mappings
+from hipify_py.engine.options import Options
+from hipify_py.pipeline.translate import translate
 
 
 def _root(tmp_path: Path, *headers: str) -> Path:
@@ -93,3 +95,14 @@ def test_hip128_only_for_the_installed_target(tmp_path: Path) -> None:
         "target HIP 6.4 is not the installed HIP 7.2" in other.output
         and "not checked (HIP128)" in other.output
     )
+
+
+def test_hip128_names_the_modern_header_where_only_the_flat_one_is_missing() -> None:
+    """ROCm 7 ships hipfft/hipfft.h but no flat hipfft.h: the finding says which to include."""
+    source = b"#include <hipfft.h>\nint x;\n"
+    rocm7 = Options(hip_version="7.2", missing_headers=frozenset({"hipfft.h"}))
+    (finding,) = [d for d in translate(source, rocm7).diagnostics if d.rule == "HIP128"]
+    assert "<hipfft/hipfft.h>" in finding.message and "<hipfft/hipfft.h>" in finding.hint
+    bare = Options(hip_version="7.2", missing_headers=frozenset({"hipfft.h", "hipfft/hipfft.h"}))
+    (finding,) = [d for d in translate(source, bare).diagnostics if d.rule == "HIP128"]
+    assert "no `hipfft` package" in finding.message

@@ -24,10 +24,11 @@ _LIBRARY = lazy(
 # NDEBUG/DEBUG: build types define them without a visible -D (CMake's Release adds -DNDEBUG).
 
 
-# Reserved names no compiler here defines (`__PTX__`, `__BORLANDC__`) are options too, given the names the
-# target hipcc can define (data/predefined.py); never the toolchains' own families, whose members vary
-# with versions and flags (`__CUDACC_RDC__`, `__GFX13__`), nor C's `__STDC_VERSION__` (C files).
-_RESERVED = lazy(rb"__[A-Z][A-Z0-9_]*__")
+# Reserved names no compiler here defines (`__PTX__`, `__BORLANDC__`, and projects' own options in that
+# form: cp2k's `__OFFLOAD_HIP`) are options too, given the names the target hipcc can define
+# (data/predefined.py); never the toolchains' own families, whose members vary with versions and flags
+# (`__CUDACC_RDC__`, `__GFX13__`), nor C's `__STDC_VERSION__` (C files).
+_RESERVED = lazy(rb"__[A-Z][A-Z0-9_]*")
 _TOOLCHAIN = lazy(
     rb"__(?:CUDA|CUDACC|NVCC|NV|HIP|ROCM|AMD|GFX|CLANG|GNU|GCC|GXX|LLVM|INTEL|STDC|WIN|MINGW|CYGWIN)\w*"
 )

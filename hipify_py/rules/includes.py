@@ -121,10 +121,27 @@ def _under_folder(ctx: Context, path: bytes) -> Header | None:
 
 def _not_installed(ctx: Context, path: str, start: int, end: int, result: RuleResult) -> None:
     """HIP128: the (translated) include names a ROCm library header the installed HIP lacks."""
-    if is_missing(path, ctx.options.missing_headers):
+    missing = ctx.options.missing_headers
+    if is_missing(path, missing):
         library = path.partition("/")[0] if "/" in path else path.rpartition(".")[0]
         message = f"<{path}> is not installed beside the HIP in use (no `{library}` package): the build fails"
-        result.diagnostics.append(ctx.diag("HIP128", start, end, message))
+        hint = None
+        modern = _modern_form(ctx, path)
+        if modern is not None and not is_missing(modern, missing):
+            message = (
+                f"<{path}> is not installed beside the HIP in use, which has the library's header only as "
+                f"<{modern}> (ROCm 7 dropped the flat headers): the build fails"
+            )
+            hint = f"Include <{modern}>, which every ROCm from 5.x ships."
+        result.diagnostics.append(ctx.diag("HIP128", start, end, message, hint))
+
+
+def _modern_form(ctx: Context, path: str) -> str | None:
+    """`hipfft/hipfft.h` for the flat `hipfft.h` (a headers.yaml row's legacy form), else None."""
+    for header in ctx.tables.mappings.headers.values():
+        if header.legacy == path and header.hip and header.hip != path:
+            return header.hip
+    return None
 
 
 def _not_packaged(
