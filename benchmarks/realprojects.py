@@ -27,7 +27,8 @@ for 6.4 and 7.2: that release is the installed HIP the translation sees, no --hi
   3. hipify-perl (--perl; translated once, it does not depend on the target) the same way (it converts
      no build files: no third compile).
 Each compile is `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -w -c -o /dev/null <flags> -x hip TU`;
-a .c TU is C, as its build compiles it: `hipcc -c -w -D__HIP_PLATFORM_AMD__ <flags> -x c TU`.
+a .c TU is C, as its build compiles it: `hipcc -c -w -D__HIP_PLATFORM_AMD__ <flags> -x c TU`, unless the
+project or the TU says `language: cuda` (its build compiles the .c files as CUDA: hypre).
 
 A failure whose first error is a missing header of a ROCm library the install lacks (hipBLASLt, RCCL,
 roctx, ROCm SMI, ...) is "environment": counted apart, neither compiling nor failing. Compile results
@@ -112,6 +113,12 @@ class Unit:
     hip: str | None  # the authors' HIP version of it (same repository), if any
     flags: tuple[str, ...]  # the CUDA build's flags, -std included
     ref_flags: tuple[str, ...]  # the HIP build's flags for `hip`, -std included
+    # a .c TU the build compiles as CUDA (CMake LANGUAGE CUDA, `language: cuda`), and its HIP version
+    # as HIP: both compiled as HIP C++ here; other .c TUs are C
+    c_as_gpu: bool = False
+
+    def as_c(self, path: str) -> bool:
+        return path.endswith(".c") and not self.c_as_gpu
 
 
 @dataclass(frozen=True)
@@ -181,7 +188,8 @@ def parse_corpus(data: Mapping[str, Any]) -> list[Project]:
                 tu = {"cuda": cuda, "hip": hip}
             flags = with_std((*base, *_flags(tu.get("flags"), tu["cuda"])), tu.get("std", std))
             ref = with_std((*ref_base, *_flags(tu.get("ref_flags"), tu["cuda"])), tu.get("ref_std", ref_std))
-            units.append(Unit(tu["cuda"], tu.get("hip"), flags, ref))
+            gpu = tu.get("language", entry.get("language")) == "cuda"
+            units.append(Unit(tu["cuda"], tu.get("hip"), flags, ref, gpu))
         cudas = [u.cuda for u in units]
         if len(set(cudas)) != len(cudas):
             raise ValueError(f"{name}: a TU is listed twice")
@@ -444,7 +452,10 @@ class Compiles:
             self.versions[hipcc] = find_hipcc(hipcc).version
         return self.versions[hipcc]
 
-    def compile(self, hipcc: str, root: Path, tu: str, flags: Sequence[str], context: str) -> Result:
+    def compile(
+        self, hipcc: str, root: Path, tu: str, flags: Sequence[str], context: str, as_c: bool | None = None
+    ) -> Result:
+        """`as_c`: compile as C (default: a .c TU is C)."""
         from hipify_py.verify import CompileJob, Compiler, compile_tu
 
         src = root / tu
@@ -453,7 +464,7 @@ class Compiles:
             text = src.read_bytes()
         except OSError:
             return Result("fail", f"{tu}: no such file")
-        as_c = tu.endswith(".c")
+        as_c = tu.endswith(".c") if as_c is None else as_c
         key = cache_key(text, context, self.version(hipcc), "\0".join(args), tu, "-x c" if as_c else "")
         hit = self.dir / f"{key}.json"
         if hit.is_file():
@@ -563,17 +574,18 @@ def tool_record(
     std17: bool,
     converted: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], Result]:
-    res = comp.compile(hipcc, tree, unit.cuda, unit.flags, context)
+    as_c = unit.as_c(unit.cuda)
+    res = comp.compile(hipcc, tree, unit.cuda, unit.flags, context, as_c)
     rec: dict[str, Any] = {"build": res.status}
     if res.first_error:
         rec["first_error"] = res.first_error[:300]
     if std17 and res.status == "fail":  # what compiles with the build's older standard compiles with 17
-        res17 = comp.compile(hipcc, tree, unit.cuda, with_std(unit.flags, "c++17"), context)
+        res17 = comp.compile(hipcc, tree, unit.cuda, with_std(unit.flags, "c++17"), context, as_c)
         rec["c++17"] = res17.status
         if res17.status != "ok" and res17.first_error != res.first_error:
             rec["first_error_c++17"] = res17.first_error[:300]
     if converted is not None and tuple(converted) != tuple(unit.flags):
-        resc = comp.compile(hipcc, tree, unit.cuda, converted, context)
+        resc = comp.compile(hipcc, tree, unit.cuda, converted, context, as_c)
         rec["converted"] = resc.status
         if resc.status != "ok" and resc.first_error != res.first_error:
             rec["first_error_converted"] = resc.first_error[:300]
@@ -619,14 +631,16 @@ def measure_unit(comp: Compiles, hipcc: str, task: Task) -> dict[str, Any]:
     rec: dict[str, Any] = {"project": p.name, "tu": unit.cuda, "hip": unit.hip}
     std17 = below_cxx17(std_of(unit.flags))
     if unit.hip:
-        ref = comp.compile(hipcc, task.pristine, unit.hip, unit.ref_flags, reference_context(p))
+        ref = comp.compile(
+            hipcc, task.pristine, unit.hip, unit.ref_flags, reference_context(p), unit.as_c(unit.hip)
+        )
         rec["ref"] = ref.status
         if ref.first_error:
             rec["ref_error"] = ref.first_error[:300]
         if ref.status == "fail" and below_cxx17(std_of(unit.ref_flags)):
             flags17 = with_std(unit.ref_flags, "c++17")
             rec["ref_c++17"] = comp.compile(
-                hipcc, task.pristine, unit.hip, flags17, reference_context(p)
+                hipcc, task.pristine, unit.hip, flags17, reference_context(p), unit.as_c(unit.hip)
             ).status
     ours, res = tool_record(comp, hipcc, task.tree, unit, task.context, std17, task.converted.get(unit.flags))
     ours.update(finding_record(_pf(), task.clf, p.name, unit, res))

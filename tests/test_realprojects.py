@@ -113,6 +113,16 @@ def test_corpus_overlays(tmp_path: Path) -> None:
     assert rp.reference_context(q) != rp.reference_context(p) == f"reference {cuda}"
 
 
+def test_corpus_language_cuda_compiles_c_tus_as_hip() -> None:
+    """hypre's CMake builds its .c sources as CUDA (and as HIP): `language: cuda` says so."""
+    tus = ["a/x.c", {"cuda": "a/y.c", "language": "c"}, "a/z.cu"]
+    base = {"name": "h", "repo": "o/h", "commit": "c", "tus": tus}
+    (plain,) = rp.parse_corpus({"projects": [base]})
+    assert [u.as_c(u.cuda) for u in plain.units] == [True, True, False]
+    (gpu,) = rp.parse_corpus({"projects": [{**base, "language": "cuda"}]})
+    assert [u.as_c(u.cuda) for u in gpu.units] == [False, True, False]
+
+
 def test_corpus_rejects_duplicates() -> None:
     twice = {"projects": [{"name": "p", "repo": "o/p", "commit": "c", "tus": ["a.cu", {"cuda": "a.cu"}]}]}
     with pytest.raises(ValueError, match="twice"):
