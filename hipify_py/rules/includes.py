@@ -243,6 +243,7 @@ DECLARED = declare(
         "include_order/cooperative_groups_first",
         "libraries",
         "installed/libraries_not_installed",
+        "installed_rocm7/*",
         "guards/libraries_not_packaged",
     ),
 )

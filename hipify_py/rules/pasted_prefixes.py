@@ -5,9 +5,11 @@ The tables cannot see such names, so hipcc compiled `cudaMalloc` (an undeclared 
 uses of the macro in the file name CUDA APIs whose HIP counterpart is known (most of them: a branch for
 HIP may paste its own suffixes, `PointerAttribute_t`), the pasted prefix becomes the one most of those
 counterparts share (`hip##val`). A use whose counterpart is spelled otherwise (`PointerAttributes`:
-`hipPointerAttribute_t`) is replaced by that name when the macro is nothing but the paste, and reported
-(error, HIP149) when it is more and HIP's runtime does not declare the pasted name. Macros with no use
-in the file, or mostly uses the tables do not know, keep HIP102.
+`hipPointerAttribute_t`) is replaced by that name when the macro is nothing but the paste; when it is
+more (`CHECK(MallocHost, ...)` around a call), the use's suffix becomes the one that builds the
+counterpart with the new prefix (`HostMalloc`: `hipHostMalloc`), and where no suffix does, the use is
+reported (error, HIP149) unless HIP's runtime declares the pasted name. Macros with no use in the file,
+or mostly uses the tables do not know, keep HIP102.
 """
 
 from __future__ import annotations
@@ -30,6 +32,18 @@ _PASTE = lazy(
     rb"\b(cuda|cu|CU|CUDA_?|cublas|CUBLAS_?|curand|CURAND_?|cufft|CUFFT_?|cusparse|CUSPARSE_?)\s*##\s*(\w+)\b(?!\s*##)"
 )
 _SETTLES = frozenset({"HIP102"})
+_HIP_PREFIXES = {
+    b"cuda": b"hip",
+    b"CUDA_": b"HIP_",
+    b"cublas": b"hipblas",
+    b"CUBLAS_": b"HIPBLAS_",
+    b"curand": b"hiprand",
+    b"CURAND_": b"HIPRAND_",
+    b"cufft": b"hipfft",
+    b"CUFFT_": b"HIPFFT_",
+    b"cusparse": b"hipsparse",
+    b"CUSPARSE_": b"HIPSPARSE_",
+}
 _DEFINITION = lazy(rb"[ \t]*#[ \t]*define[ \t]+\Z")
 
 
@@ -71,6 +85,11 @@ def _translate(
     if not counterparts or 2 * len(counterparts) < len(uses):
         return  # mostly names the tables do not know (the project's own?): HIP102 stays
     shares = Counter(hip[: -len(suffix)] for _, _, suffix, hip in counterparts if hip.endswith(suffix))
+    # no use keeps its suffix (one `CHECK(MallocHost, ...)`): the family's own prefix, where every
+    # counterpart starts with it
+    fallback = _HIP_PREFIXES.get(prefix)
+    if not shares and fallback and all(hip.startswith(fallback) for _, _, _, hip in counterparts):
+        shares[fallback] = 1
     if not shares:
         return
     hip_prefix = shares.most_common(1)[0][0]
@@ -87,6 +106,14 @@ def _translate(
         if pure:
             result.edits.append(Edit(start, end, hip))
             continue
+        if hip.startswith(hip_prefix) and _IDENT.fullmatch(hip[len(hip_prefix) :]):
+            # `CALL(MallocHost, ...)` -> `CALL(HostMalloc, ...)`: the paste builds the counterpart itself
+            # (`hipHostMalloc`, whose template takes a T**), even where HIP declares the pasted name too
+            # (`hipMallocHost`, deprecated, void** only)
+            at = _argument_at(ctx.source, start, end, position, suffix)
+            if at is not None:
+                result.edits.append(Edit(at, at + len(suffix), hip[len(hip_prefix) :]))
+                continue
         if runtime is None or hip_prefix + suffix in runtime:
             continue  # HIP declares the pasted name too (`hipMallocHost`, deprecated), or we cannot tell
         text = (
@@ -95,6 +122,29 @@ def _translate(
         )
         result.diagnostics.append(ctx.diag("HIP149", start, end, text))
     result.counts["pasted prefixes"] += 1
+
+
+_IDENT = lazy(rb"[A-Za-z_]\w*")
+
+
+def _argument_at(source: bytes, start: int, end: int, position: int, suffix: bytes) -> int | None:
+    """Offset of argument `position` (the identifier `suffix`) of the macro call at start..end."""
+    at = source.index(b"(", start, end) + 1
+    for _ in range(position):
+        depth = 0
+        for i in range(at, end):  # step over one argument, nested brackets included
+            c = source[i]
+            if c in b"([{":
+                depth += 1
+            elif c in b")]}":
+                depth -= 1
+            elif c == 0x2C and depth == 0:
+                at = i + 1
+                break
+        else:
+            return None
+    m = re.compile(rb"\s*(" + re.escape(suffix) + rb")\b").match(source, at)
+    return m.start(1) if m else None
 
 
 def _uses(ctx: Context, name: bytes, position: int, after: int) -> list[tuple[int, int, bytes]]:
@@ -149,7 +199,9 @@ DECLARED = declare(
             "the file (`GPU_PREFIX(Malloc)`, `GPU_PREFIX(Error_t)`) names a CUDA API with a known HIP "
             "counterpart, the pasted prefix becomes the one most of those counterparts share (`hip##val`); "
             "a use spelled otherwise in HIP (`GPU_PREFIX(PointerAttributes)`: `hipPointerAttribute_t`) is "
-            "replaced by the HIP name when the macro is only the paste (HIP149 otherwise).",
+            "replaced by the HIP name when the macro is only the paste; in a macro that is more "
+            "(`CHECK(MallocHost, ...)`) the use's suffix becomes the one that builds the counterpart with "
+            "the new prefix (`HostMalloc`: `hipHostMalloc`); HIP149 where no suffix does.",
         ),
         Rule(
             "HIP149",
@@ -158,8 +210,8 @@ DECLARED = declare(
             "A token-pasted CUDA name whose HIP counterpart is spelled differently",
             "Spell the HIP name out at this use, or give the macro a second parameter for it.",
             "The macro's pasted prefix now builds HIP names, but this use's CUDA API has a HIP counterpart "
-            "that is not the HIP prefix plus the same suffix, and the target's runtime header declares no "
-            "such name (mappings/probed/hip-identifiers-<HIP>.yaml), so hipcc stops there.",
+            "that no suffix builds with the HIP prefix, and the target's runtime header declares no such "
+            "name (mappings/probed/hip-identifiers-<HIP>.yaml), so hipcc stops there.",
         ),
     ),
     fixtures=("macros/token_pasting*", "macros/pasted_prefix*"),
