@@ -40,6 +40,7 @@ from hipify_py.engine import lexer
 from hipify_py.engine.options import Options
 from hipify_py.engine.source import UTF8_BOM
 from hipify_py.pipeline.translate import default_tables, translate
+from hipify_py.rules.pasted_prefixes import HIP_PREFIXES
 from hipify_py.run.discover import SKIP_DIRS, SOURCE_EXTENSIONS
 
 CHECKS = ("internal", "idempotence", "literals", "outside")
@@ -148,24 +149,8 @@ _PURE_PASTE = re.compile(
     rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\([ \t]*(\w+)[ \t]*\)[ \t]*(\w+?)[ \t]*##[ \t]*\2[ \t]*$", re.M
 )
 # a CUDA prefix pasted in a macro body (`CU##stub`) and the HIP one rules/pasted_prefixes.py writes
-_PASTED_PREFIXES = {
-    b"cu": b"hip",
-    b"CU": b"HIP",
-    b"CUDA": b"HIP",
-    b"CUDA_": b"HIP_",
-    b"cublas": b"hipblas",
-    b"CUBLAS_": b"HIPBLAS_",
-    b"curand": b"hiprand",
-    b"CURAND_": b"HIPRAND_",
-    b"cufft": b"hipfft",
-    b"CUFFT_": b"HIPFFT_",
-    b"cusparse": b"hipsparse",
-    b"CUSPARSE_": b"HIPSPARSE_",
-    b"CUBLAS": b"HIPBLAS",
-    b"CURAND": b"HIPRAND",
-    b"CUFFT": b"HIPFFT",
-    b"CUSPARSE": b"HIPSPARSE",
-}
+# (`cuda##` is compared by _paste_prefixes below, use by use)
+_PASTED_PREFIXES = {k: v for k, v in HIP_PREFIXES.items() if k != b"cuda"}
 _PASTED_PREFIX = re.compile(
     rb"(?<![\w$])(" + b"|".join(sorted(_PASTED_PREFIXES, key=len, reverse=True)) + rb")(?=[ \t]*##)"
 )
@@ -208,6 +193,7 @@ class Canon:
                 for t in {t for row in rows for t in (row.hip, row.roc) if t}:
                     names[t.encode()] = (hip.encode(),)
         names[b"__NVCC__"] = (b"__HIPCC__",)  # rules/nvcc_guards.py: a test around GPU code (HIP137)
+        names.update(_pasted_suffixes(tables, names))
         # version-dependent renames (data/renames.py): every range's HIP name compares as the CUDA name
         from hipify_py.data.renames import load_table as load_renames
 
@@ -273,6 +259,21 @@ def _implicit_headers() -> set[bytes]:
 
     versions = (p.name[len(PREFIX) : -len(".yaml")] for p in probed_dir().glob(f"{PREFIX}*.yaml"))
     return {header for version in versions for header in _build(version)[1].values()}
+
+
+def _pasted_suffixes(tables: Tables, names: dict[bytes, tuple[bytes, ...]]) -> dict[bytes, tuple[bytes, ...]]:
+    """`MallocHost` -> `HostMalloc`: the argument of a pasting macro (`CHECK(MallocHost, ...)` around
+    `cuda##name`) that rules/pasted_prefixes.py rewrites so the paste builds the counterpart
+    (`hipHostMalloc`); only suffixes one way, and not CUDA names themselves."""
+    found: dict[bytes, set[bytes]] = {}
+    for cuda, entry in tables.names.items():
+        for prefix, hip_prefix in HIP_PREFIXES.items():
+            hip = (entry.hip or "").encode()
+            if cuda.startswith(prefix) and hip.startswith(hip_prefix):
+                old, new = cuda[len(prefix) :], hip[len(hip_prefix) :]
+                if old != new and old and new:
+                    found.setdefault(old, set()).add(new)
+    return {old: (next(iter(new)),) for old, new in found.items() if len(new) == 1 and old not in names}
 
 
 def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], blanks: bool) -> list[bytes]:
@@ -347,6 +348,8 @@ _AMD_TURN = re.compile(
     rb"^([ \t]*#[ \t]*(?:el)?if) \((.*)\) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)", re.MULTILINE
 )
 _VALUE_DEFINED = re.compile(rb"defined\((__HIPCC__|__CUDACC__|__NVCC__)\)")
+# rules/version_atoms.py: one toolkit comparison widened inside a condition
+_AMD_ATOM = re.compile(rb"\(([^()\n]*?) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)\)")
 
 
 def _conditions(text: bytes) -> bytes:
@@ -358,6 +361,7 @@ def _conditions(text: bytes) -> bytes:
     text = _DEFINED.sub(lambda m: b"defined(" + (m.group(1) or m.group(2)) + b")", text)
     text = _DEVICE_PASS.sub(b"defined(__CUDA_ARCH__)", text)
     text = _AMD_TURN.sub(rb"\1 \2", text)
+    text = _AMD_ATOM.sub(rb"\1", text)
     return _VALUE_DEFINED.sub(rb"\1", text)
 
 

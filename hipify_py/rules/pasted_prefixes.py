@@ -32,7 +32,11 @@ _PASTE = lazy(
     rb"\b(cuda|cu|CU|CUDA_?|cublas|CUBLAS_?|curand|CURAND_?|cufft|CUFFT_?|cusparse|CUSPARSE_?)\s*##\s*(\w+)\b(?!\s*##)"
 )
 _SETTLES = frozenset({"HIP102"})
-_HIP_PREFIXES = {
+# each CUDA prefix that is pasted and its HIP family's (scripts/realworld_check.py reads it too)
+HIP_PREFIXES = {
+    b"cu": b"hip",
+    b"CU": b"HIP",
+    b"CUDA": b"HIP",
     b"cuda": b"hip",
     b"CUDA_": b"HIP_",
     b"cublas": b"hipblas",
@@ -43,6 +47,10 @@ _HIP_PREFIXES = {
     b"CUFFT_": b"HIPFFT_",
     b"cusparse": b"hipsparse",
     b"CUSPARSE_": b"HIPSPARSE_",
+    b"CUBLAS": b"HIPBLAS",
+    b"CURAND": b"HIPRAND",
+    b"CUFFT": b"HIPFFT",
+    b"CUSPARSE": b"HIPSPARSE",
 }
 _DEFINITION = lazy(rb"[ \t]*#[ \t]*define[ \t]+\Z")
 
@@ -87,7 +95,7 @@ def _translate(
     shares = Counter(hip[: -len(suffix)] for _, _, suffix, hip in counterparts if hip.endswith(suffix))
     # no use keeps its suffix (one `CHECK(MallocHost, ...)`): the family's own prefix, where every
     # counterpart starts with it
-    fallback = _HIP_PREFIXES.get(prefix)
+    fallback = HIP_PREFIXES.get(prefix)
     if not shares and fallback and all(hip.startswith(fallback) for _, _, _, hip in counterparts):
         shares[fallback] = 1
     if not shares:
