@@ -206,6 +206,10 @@ class Canon:
             # become __hip_bfloat16 (5.7+) or hip_bfloat16 (before), the tables' target included
             group = [cuda, hip, *names.get(cuda, ())]
             canonical = next((names[n] for n in group if n in names and n != cuda), None)
+            if hip in targets and hip not in names:
+                # another row's own counterpart (nvrtcGetPTXSize -> hiprtcGetCodeSize), which this row's
+                # reference-table name (hiprtcGetBitcodeSize) must not replace
+                canonical = (hip,)
             if canonical is None and hip in targets:
                 canonical = names.setdefault(cuda, (hip,))
             canonical = canonical or names.setdefault(cuda, (cuda,))

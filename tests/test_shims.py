@@ -343,3 +343,26 @@ def test_bf16_integer_shims_match_cuda_semantics(tmp_path: Path) -> None:
             expected.append(str(want - 2**64 if want >= 2**63 else want))  # printed as long long
     lines += ["  return 0;", "}"]
     assert _host_run(tmp_path, lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "declares"),
+    [
+        (b"STUB_API hipError_t hipify_py_hipFuncSetAttribute(hipFunction_t f,", True),
+        (b"static inline hipError_t hipify_py_hipFuncSetAttribute (int)", True),
+        (b"extern hipError_t* hipify_py_hipFuncSetAttribute(", True),
+        (b"  return hipify_py_hipFuncSetAttribute(f, a, v);", False),
+        (b"  else hipify_py_hipFuncSetAttribute(f, a, v);", False),
+        (b"  hipify_py_hipFuncSetAttribute(f, a, v);", False),
+        (b"  err = hipify_py_hipFuncSetAttribute(f, a, v);", False),
+        (b"STUB_API hipError_t hipify_py_hipFuncSetAttribute;", False),
+    ],
+)
+def test_a_prototype_the_parse_misreads_is_a_declaration(line: bytes, declares: bool) -> None:
+    """shims._declares' fallback where tree-sitter's error recovery misreads a prototype (tilelang's
+    driver stub: `STUB_API hipError_t name(` as a qualified name), so a second run emits no shim."""
+    from hipify_py.rules.shims import looks_like_prototype
+
+    start = line.index(b"hipify_py_")
+    end = start + len(b"hipify_py_hipFuncSetAttribute")
+    assert looks_like_prototype(b"int x;\n" + line, start + 7, end + 7) is declares

@@ -41,7 +41,7 @@ from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.rules.registry import declare
-from hipify_py.util.lazyre import compiled
+from hipify_py.util.lazyre import compiled, lazy
 
 # Findings at a use that the inserted shim settles: "no HIP counterpart", "newer than the target" and
 # "a CUDA name in no table" (a CUDA name the shim defines itself); at a call an overload shim serves,
@@ -185,11 +185,33 @@ def _declares(ctx: Context, start: int, end: int) -> bool:
     if node is None or node.start_byte != start or node.end_byte != end or node.parent is None:
         return False
     parent = node.parent
+    if parent.type in _DECLARATOR_PARENTS:
+        return (
+            parent.child_by_field_name("declarator" if parent.type == "function_declarator" else "name")
+            == node
+        )
+    # what tree-sitter's error recovery misreads (a prototype after an unknown export macro,
+    # `STUB_API hipError_t name(` read as a qualified name in tilelang's driver stub)
+    return looks_like_prototype(ctx.source, start, end)
+
+
+def looks_like_prototype(source: bytes, start: int, end: int) -> bool:
+    """The name at start..end is followed by `(` and preceded on its line by two or more words that can
+    be a declaration's specifiers (`STUB_API hipError_t`), none of them a keyword a call follows."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    head = _PROTOTYPE_HEAD.fullmatch(source, line_start, start)
     return (
-        parent.type in _DECLARATOR_PARENTS
-        and parent.child_by_field_name("declarator" if parent.type == "function_declarator" else "name")
-        == node
+        head is not None
+        and source[end : end + 64].lstrip().startswith(b"(")
+        and not _NOT_A_TYPE.intersection(head.group().replace(b"*", b" ").replace(b"&", b" ").split())
     )
+
+
+# `[macro] type [*] ` at a line's start, before a function's name
+_PROTOTYPE_HEAD = lazy(rb"[ \t]*(?:[A-Za-z_]\w*[ \t*&]+){2,}")
+_NOT_A_TYPE = frozenset(
+    {b"return", b"new", b"delete", b"throw", b"else", b"case", b"goto", b"co_return", b"sizeof"}
+)
 
 
 def _position(ctx: Context, offset: int) -> int:
