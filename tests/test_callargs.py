@@ -141,3 +141,38 @@ def test_not_a_call(source: str) -> None:
     data = source.encode()
     at = re.search(rb"\bf\b", data).start()
     assert CallFinder(data, parse(data).root_node).at((at, at + 1)) is None
+
+
+def test_a_definition_in_a_parse_error_is_no_call() -> None:
+    """hypre's own `__shfl_sync` for older HIP, in an #if group tree-sitter cannot parse: split lexically,
+    its parameters looked like arguments, and the warp-sync adaptation cast `lane_mask mask`."""
+    source = (
+        b"#if defined(MY_OLD_HIP)\ntemplate <typename T>\nstatic __device__ __forceinline__\n"
+        b"T __shfl_sync(lane_mask mask, T val, int src, int width = WARP)\n"
+        b"{\n  return __shfl(val, src, width);\n}\n"
+        b"template <typename T>\nstatic __device__ __forceinline__\n"
+    )
+    start = source.index(b"__shfl_sync")
+    finder = callargs.CallFinder(source, parse(source).root_node)
+    assert finder.at((start, start + len(b"__shfl_sync"))) is None
+    call = b"void f() { g(mask, x + y, n = 3, sizeof v); }\n"
+    at = call.index(b"g(")
+    found = callargs.CallFinder(call, parse(call).root_node).at((at, at + 1))
+    assert found is not None and len(found.args) == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "parameter"),
+    [
+        (b"lane_mask mask", True),
+        (b"unsigned int width = 64", True),
+        (b"const T val", True),
+        (b"a * b", False),
+        (b"sizeof x", False),
+        (b"not ready", False),
+        (b"x = 3", False),
+        (b"mask", False),
+    ],
+)
+def test_parameter_shapes(text: bytes, parameter: bool) -> None:
+    assert callargs._parameter(text) is parameter

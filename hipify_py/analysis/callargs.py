@@ -10,10 +10,12 @@ keeps its renames (copy edits), see hipify_py/engine/edits.py.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from hipify_py.engine.edits import COPY_MARK, Edit
 from hipify_py.engine.parser import Node, parse
+from hipify_py.util.lazyre import lazy
 
 Span = tuple[int, int]
 
@@ -127,6 +129,14 @@ class CallFinder:
 
     def at(self, name: Span) -> Call | None:
         """The call whose callee's name is at `name`; None for declarations and anything unsure."""
+        found = self._at(name)
+        if found is not None and any(_parameter(found.text(self.source, i)) for i in range(len(found.args))):
+            # `T __shfl_sync(hypre_mask mask, T val)` misread as a call (a project's own definition
+            # after `static __device__ __forceinline__`): no argument is `type name`
+            return None
+        return found
+
+    def _at(self, name: Span) -> Call | None:
         node = self.root.descendant_for_byte_range(name[0], name[1])
         call = _enclosing_call(node, name[0])
         if call is not None:
@@ -157,6 +167,27 @@ class CallFinder:
             return None
         found = from_node(call, shift)
         return found if found is not None and found.name == name else None
+
+
+# `hypre_mask mask`, `unsigned int width = 32`: a parameter's declaration, never an argument (two names
+# side by side are no expression, but for the keywords that take an operand)
+_PARAMETER = lazy(
+    rb"\s*([A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)+)(?:\s*=[^=].*)?\s*",
+    re.S,
+)
+
+
+# words that make two names side by side an expression: operators spelled as words, and the keywords
+# that take an operand
+_OPERATOR_WORDS = frozenset(
+    b"sizeof alignof new delete throw co_await co_yield noexcept typeid return and or not xor bitand bitor "
+    b"compl and_eq or_eq xor_eq not_eq".split()
+)
+
+
+def _parameter(text: bytes) -> bool:
+    m = _PARAMETER.fullmatch(text)
+    return m is not None and not _OPERATOR_WORDS.intersection(m.group(1).split())
 
 
 # Wraps a macro body so it parses as statements: offsets are shifted back by len(_PREFIX).
