@@ -102,7 +102,8 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
             continue
         reported.add(name)
         device = device or DeviceSpans(ctx)
-        if limit is not None and device.contains(m.start()):
+        # a C++20 name is one in host code too; C++20's constexpr matters in device code only
+        if limit is not None and ("-std=c++20" in limit[1] or device.contains(m.start())):
             message = f"cuda::std::{name} is std::{name} on AMD: {limit[1]}"
             result.diagnostics.append(ctx.diag("HIP157", m.start(1), m.end(1), message))
     if first is None:
@@ -166,12 +167,13 @@ DECLARED = declare(
             "HIP157",
             "libcudacxx-std-device",
             Severity.WARNING,
-            "A libcu++ name that C++17 device code cannot take as std::X",
+            "A libcu++ name that C++17 code (or C++17 device code) cannot take as std::X",
             "Write it out in this device code (a swap by hand), or build with -std=c++20 where the message "
             "says so.",
-            "`cuda::std::swap`, `exchange`, assignment through `tie`, `span` and `bit_cast` name their std:: "
-            "counterparts on AMD, which host code takes as they are; in device code std::swap and "
-            "std::exchange are host functions before C++20, and span and bit_cast are C++20.",
+            "`cuda::std::swap`, `exchange`, `not_fn`, assignment through `tie`, `span`, `bit_cast`, "
+            "`identity` and `type_identity` name their std:: counterparts on AMD. In device code std::swap, "
+            "std::exchange and std::not_fn's wrapper are host functions before C++20 (reported in device "
+            "code); span, bit_cast, identity and type_identity are C++20 (reported wherever they are used).",
         ),
     ),
     fixtures=("libcudacxx/*", "libcudacxx/*/*"),
