@@ -13,7 +13,7 @@ from conftest import REPO, load_script
 from toolchains import Toolchain, params, require
 
 from hipify_py.analysis.defines import file_defines, is_option, option_macros
-from hipify_py.analysis.pp_branches import option_branches
+from hipify_py.analysis.option_branches import option_branches
 from hipify_py.cli.main import main
 from hipify_py.data.predefined import hip_predefined_macros
 from hipify_py.pipeline.translate import translate

@@ -45,7 +45,7 @@ def is_option(
 
 
 def option_macros(spans: Sequence[tuple[int, int, frozenset[bytes]]], offset: int) -> tuple[str, ...]:
-    """The option macros the code at `offset` needs defined (pp_branches.option_branches spans)."""
+    """The option macros the code at `offset` needs defined (option_branches.option_branches spans)."""
     names = {n for a, b, req in spans if a <= offset < b for n in req}
     return tuple(sorted(n.decode() for n in names))
 

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.includes import include_position
-from hipify_py.analysis.pp_branches import HIP_DEFINED, option_branches
+from hipify_py.analysis.option_branches import option_branches
+from hipify_py.analysis.pp_branches import HIP_DEFINED
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import HELPER, MACRO, PREREQUISITE, RUNTIME, TOP, Insertion, RuleResult

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.defines import is_option, names_defined, option_macros
-from hipify_py.analysis.pp_branches import option_branches
+from hipify_py.analysis.option_branches import option_branches
 from hipify_py.data import derived
 from hipify_py.data.mappings import load_mappings
 from hipify_py.data.predefined import hip_predefined_macros
