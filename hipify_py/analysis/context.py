@@ -29,6 +29,11 @@ from hipify_py.util.spans import merged
 CURRENT_TOOLKITS_HIP = "6.0"
 _DEFINED_NAME = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 _NEGATION = lazy(rb"!\s*(?:defined\b|\w)")
+# a condition that ORs a HIP test with nvcc's own (device pass, compiler): code for both GPU builds,
+# which the translation converts as any other (hypre's warp reductions), not a HIP-only branch
+_SHARED = lazy(
+    rb"\|\|[^\n]*?\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b|\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b[^\n]*?\|\|"
+)
 _RULE_ID = lazy(r"[A-Z]+\d+")
 
 if TYPE_CHECKING:
@@ -150,7 +155,19 @@ class Context:
         undefined = frozenset()
         if unmapped:
             undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
-        return dead_branches(self.source, undefined, hip6, headers)
+        return dead_branches(self.source, undefined, hip6, headers, self.lacking_names)
+
+    @cached
+    def lacking_names(self) -> frozenset[bytes]:
+        """CUDA names of this file the tables give no HIP counterpart, for the target (its version renames
+        count: `__trap` has one)."""
+        from hipify_py.data.renames import renames_for  # why lazy: the rename table is loaded on demand
+
+        names = self.tables.names
+        lacking = {w for w in self.identifiers & names.keys() if names[w].hip is None}
+        if lacking and self.target:
+            lacking -= renames_for(self.target).names.keys()
+        return frozenset(lacking)
 
     @property
     def root(self) -> Node:
@@ -334,6 +351,9 @@ class Context:
             if cond is None or cond.start_byte in seen:
                 continue
             seen.add(cond.start_byte)
+            end = self._condition_end(cond)
+            if end is not None and _SHARED.search(self.source, cond.start_byte, end):
+                continue  # `defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)`: both builds' code
             span = self._guarded_span(cond, m.start())
             if span is not None:
                 yield span

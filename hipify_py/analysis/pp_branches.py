@@ -383,6 +383,7 @@ def analyse(
     known_undefined: frozenset[bytes] = frozenset(),
     hip6: bool = False,
     headers: frozenset[bytes] = frozenset(),
+    lacking: frozenset[bytes] = frozenset(),
 ) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
@@ -390,24 +391,27 @@ def analyse(
     (HIP145), or a comparison of the CUDA toolkit's version that every current toolkit decides the same
     way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0, unless the branch hipcc
     would take names the version macro in code), is taken the other way (rules/version_errors.py
-    rewrites it so): `Branches.opened`. `headers`: CUDA headers the target has (`includes_only`)."""
+    rewrites it so): `Branches.opened`. `headers`: CUDA headers the target has (`includes_only`);
+    `lacking`: the file's CUDA names with no HIP counterpart, which HIP147 opens no test toward."""
     first = _analyse(source, known_undefined, {})
     if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
-    opened = _opened(source, first, hip6, headers)
+    opened = _opened(source, first, hip6, headers, lacking)
     result = first
     for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
         if not opened:
             break
         result = _analyse(source, known_undefined, opened)
-        more = {k: v for k, v in _opened(source, result, hip6, headers).items() if k not in opened}
+        more = {k: v for k, v in _opened(source, result, hip6, headers, lacking).items() if k not in opened}
         if not more:
             break
         opened = {**opened, **more}
     return result
 
 
-def _opened(source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes]) -> dict[int, Value]:
+def _opened(
+    source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes], lacking: frozenset[bytes]
+) -> dict:
     """Directive line start -> its value under hipcc, for the version tests the translation opens."""
     opened: dict[int, Value] = {}
     toolkit: list[tuple[int, int, bytes, Value]] = []  # HIP147 candidates, decided per condition below
@@ -431,7 +435,7 @@ def _opened(source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes
                 opened[start] = amd  # `#if CUDART_VERSION >= 11000 #include <cuda_bf16.h> #endif`
             elif hip6:
                 toolkit.append((start, end, text, amd))
-    opened.update(choices_to_open(source, toolkit))
+    opened.update(choices_to_open(source, toolkit, lacking))
     return opened
 
 
@@ -522,12 +526,13 @@ def dead_branches(
     undefined: frozenset[bytes] = frozenset(),
     hip6: bool = False,
     headers: frozenset[bytes] = frozenset(),
+    lacking: frozenset[bytes] = frozenset(),
 ) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
     `undefined`: more macros undefined under hipcc (guards of CUDA headers with no HIP counterpart,
-    mappings/guards.yaml). `hip6`, `headers`: see `analyse`."""
-    first = analyse(source, undefined, hip6, headers)
+    mappings/guards.yaml). `hip6`, `headers`, `lacking`: see `analyse`."""
+    first = analyse(source, undefined, hip6, headers, lacking)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -536,4 +541,4 @@ def dead_branches(
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined, hip6, headers) if only_dead else first
+    return analyse(source, only_dead | undefined, hip6, headers, lacking) if only_dead else first

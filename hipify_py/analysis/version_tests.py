@@ -59,19 +59,33 @@ _HARDWARE = lazy(rb"\b(?:__CUDA_ARCH__|asm|__asm__)\b")
 _CODE_LINE = lazy(rb"^[ \t]*(?!#|//|/\*|\*|$)\S", re.M)  # a line that is neither a directive nor a comment
 
 
-def choices_to_open(source: bytes, candidates: Iterable[tuple[int, int, bytes, object]]) -> dict[int, object]:
+def choices_to_open(
+    source: bytes,
+    candidates: Iterable[tuple[int, int, bytes, object]],
+    lacking: frozenset[bytes] = frozenset(),
+) -> dict[int, object]:
     """Of the HIP147 candidates (directive start, line end, condition, hipcc value), those to open:
-    every test of their condition in the file is a two-way choice between code (see the docstring)."""
+    every test of their condition in the file is a two-way choice between code (see the docstring), and
+    the branch ROCm would take then names no CUDA API of `lacking` (no HIP counterpart: OpenMM's
+    `#if CUDA_VERSION < 11020` keeps its fallback where the other branch asks NVRTC for its archs)."""
     by_condition: dict[bytes, list[tuple[int, object, bool]]] = {}
     for start, end, text, amd in candidates:
         key = b" ".join(text.split())
-        by_condition.setdefault(key, []).append((start, amd, _two_way(source, end)))
+        branches = _two_way_branches(source, end)
+        # the branch ROCm takes once opened (either, where the hipcc value is unknown: version_atoms.py)
+        taken = branches if branches is None or amd is None else (branches[1] if amd else branches[0],)
+        ok = taken is not None and not any(lacking.intersection(_WORD.findall(b)) for b in taken)
+        by_condition.setdefault(key, []).append((start, amd, ok))
     return {s: amd for group in by_condition.values() if all(ok for _, _, ok in group) for s, amd, _ in group}
 
 
-def _two_way(source: bytes, line_end: int) -> bool:
-    """The group from this `#if` to its #endif is `#if ... #else ... #endif` (no #elif), both branches
-    have code, and neither tests __CUDA_ARCH__ or holds inline asm."""
+_WORD = lazy(rb"[A-Za-z_]\w*")
+
+
+def _two_way_branches(source: bytes, line_end: int) -> tuple[bytes, bytes] | None:
+    """(the #if branch, the #else branch) where the group from this `#if` to its #endif is
+    `#if ... #else ... #endif` (no #elif), both branches have code, and neither tests __CUDA_ARCH__ or
+    holds inline asm; None otherwise."""
     depth, branches, kinds, at = 0, [], [], line_end
     for m in _GROUP.finditer(source, line_end):
         kind = m.group(1)
@@ -86,10 +100,12 @@ def _two_way(source: bytes, line_end: int) -> bool:
                 break
             at = source.find(b"\n", m.end()) + 1 or len(source)
     else:
-        return False
-    return kinds == [b"else", b"endif"] and all(
+        return None
+    if kinds == [b"else", b"endif"] and all(
         _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
-    )
+    ):
+        return branches[0], branches[1]
+    return None
 
 
 # the directives that open, split and close conditional groups, and #error

@@ -14,6 +14,7 @@ from pathlib import Path
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.defines import is_option, names_defined, option_macros
 from hipify_py.analysis.option_branches import option_branches
+from hipify_py.analysis.version_tests import VERSION_MACROS
 from hipify_py.data import derived
 from hipify_py.data.mappings import load_mappings
 from hipify_py.data.predefined import hip_predefined_macros
@@ -158,7 +159,12 @@ def _with_option_macros(ctx: Context, diagnostics: list[Diagnostic]) -> list[Dia
         return diagnostics
     names = ctx.tables.names
     predefined = hip_predefined_macros(ctx.options.hip_version)
-    spans = option_branches(ctx.source, lambda n: is_option(n, names.__contains__, predefined))
+    # CUDA's version macros are the toolkit's, never a project's build option (a HIP147-opened
+    # `#if CUDA_VERSION < 11020 ... #else` compiles its #else on AMD whatever CUDA_VERSION is)
+    spans = option_branches(
+        ctx.source,
+        lambda n: is_option(n, names.__contains__, predefined) and VERSION_MACROS.fullmatch(n) is None,
+    )
     if not spans:
         return diagnostics
     out = []

@@ -74,7 +74,7 @@ def open_version_atoms(ctx: Context) -> RuleResult:
         atoms = [(m, way) for m in _ATOM.finditer(text) if (way := _current(m.group())) is not None]
         if atoms and b"\\\n" not in text:
             candidates.append((start, end, text, atoms))
-    chosen = choices_to_open(src, [(s, e, t, None) for s, e, t, _ in candidates])
+    chosen = choices_to_open(src, [(s, e, t, None) for s, e, t, _ in candidates], ctx.lacking_names)
     for start, end, text, atoms in candidates:
         if start not in chosen:
             continue
