@@ -27,6 +27,7 @@ from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.version_ranges import read_table
 from hipify_py.engine.diagnostics import Rule, Severity
+from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
@@ -125,10 +126,37 @@ def _file_scope(ctx: Context, offset: int) -> int:
     """Where the block goes: before the declaration of the first use, never inside a namespace (the
     block declares ::cuda)."""
     at = _position(ctx, offset)
-    outer = next((c for c in ctx.root.children if c.start_byte <= at < c.end_byte), None)
-    if outer is not None and outer.type == "namespace_definition" and outer.start_byte < at:
-        return ctx.lines.line_start(outer.start_byte)
-    return at
+    node = ctx.root
+    while (
+        True
+    ):  # nor inside an #if group (hypre's `#elif` of a macro that uses cuda::std), bar a header guard
+        outer = next((c for c in node.children if c.start_byte <= at < c.end_byte), None)
+        if outer is None or outer.start_byte >= at:
+            return at
+        if outer.type == "namespace_definition":
+            return ctx.lines.line_start(outer.start_byte)
+        if outer.type not in _GROUPS:
+            return at
+        if not _header_guard(ctx, outer):
+            return ctx.lines.line_start(outer.start_byte)
+        node = outer
+
+
+_GROUPS = frozenset({"preproc_if", "preproc_ifdef"})
+
+
+def _header_guard(ctx: Context, group: Node) -> bool:
+    """`#ifndef X_H` whose first line inside is `#define X_H`."""
+    name = group.child_by_field_name("name")
+    text = ctx.source[group.start_byte : group.start_byte + 8]
+    if name is None or not text.startswith(b"#ifndef"):
+        return False
+    body = next((c for c in group.children if c.type == "preproc_def"), None)
+    defined = body.child_by_field_name("name") if body is not None else None
+    return (
+        defined is not None
+        and ctx.source[defined.start_byte : defined.end_byte] == ctx.source[name.start_byte : name.end_byte]
+    )
 
 
 def _block(nl: bytes) -> bytes:
