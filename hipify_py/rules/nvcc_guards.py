@@ -92,15 +92,11 @@ def _positive(kind: bytes, text: bytes) -> bool | None:
 
 
 def unported(ctx: Context, body: bytes) -> bool:
-    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code.
-    A name the target renames (`__trap` -> `__builtin_trap`, mappings/version-renames.yaml) is ported:
-    else the decision would change once the rename is written (a second run would differ)."""
-    names = ctx.tables.names
-    renamed = renames_for(ctx.target).names if ctx.target else {}
-    return any(
-        (e := names.get(w)) is not None and e.hip is None and w not in renamed
-        for w in set(IDENTIFIER.findall(body))
-    )
+    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code. A name
+    the target renames (`__trap` -> `__builtin_trap`) is ported (Context.lacking_names): else the decision
+    would change once the rename is written (a second run would differ)."""
+    lacking = ctx.lacking_names
+    return bool(lacking) and not lacking.isdisjoint(IDENTIFIER.findall(body))
 
 
 def _gpu(ctx: Context, body: bytes) -> bool:
