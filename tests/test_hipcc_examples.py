@@ -151,7 +151,6 @@ NOT_COMPILABLE = {
     "vendor_libs/hip72/nvml_telemetry.hip": "NVML calls whose ROCm SMI counterparts differ (HIP142)",
     "vendor_libs/hip72/nvtx3_unported.hip": "NVTX beyond roctx's ranges and marks (HIP101, HIP141)",
     "version_errors/hip72/both_branches_error.hip": "a CUDA version test with an #error either way (HIP224)",
-    "libcudacxx/hip64/cuda_std_cxx20.hip": "C++20 names (identity, type_identity) at -std=c++17 (HIP157)",
     "renames/hip64/cusolver_sp_qr.hip": "the complex sparse QR solves come with ROCm 7.2 (HIP101 on 6.4)",
     "cache_hints/hip64/not_called.hip": "the address of __ldcs, which ROCm lacks for float (HIP139)",
 }

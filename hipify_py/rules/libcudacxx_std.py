@@ -11,7 +11,10 @@ CUDA's libcu++ stays in use (nvcc takes std:: constexpr functions in device code
 (header-shims.yaml, `<X>` on AMD); a file that reaches libcu++ without one gets it here, before the
 declaration of the first use, with the standard headers its names need. mappings/libcudacxx-std.yaml lists
 the names, and those C++17 device code cannot take as std:: (a warning where device code uses them).
-Other names get HIP101. libcu++'s atomics are their own header shim's.
+libcu++ also declares some C++20 names in C++14 and C++17 (`cuda::std::identity`), and makes swap, exchange
+and not_fn device functions there: below C++20 a block per such name declares it in cuda::std (the table's
+`backports`); from C++20 on the standard library's is used. Other names get HIP101. libcu++'s atomics are
+their own header shim's.
 """
 
 from __future__ import annotations
@@ -43,10 +46,20 @@ _INCLUDE_PATH = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTI
 _SHIM_NAMES = lazy(rb"atomic|memory_order|thread_scope|kill_dependency")
 
 
+class Backport(NamedTuple):
+    """A C++20 name libcu++ declares before C++20 too: `code` declares it in cuda::std below C++20."""
+
+    key: str  # the name its block is guarded by (`type_identity` for type_identity_t too)
+    include: str | None  # the standard header it needs in every dialect
+    include20: str | None  # the header that declares it from C++20 on, which C++17 may lack (<bit>)
+    code: str
+
+
 class StdNames(NamedTuple):
     headers: Mapping[str, str]  # exact name -> the standard header that declares it
     prefixes: tuple[tuple[str, str], ...]  # (name prefix, header): the type-trait families
     limited: Mapping[str, tuple[str, str]]  # name -> (header, why C++17 device code cannot take it)
+    backports: Mapping[str, Backport] = {}  # name -> its declaration below C++20
 
     def header_of(self, name: str) -> str | None:
         found = self.headers.get(name)
@@ -70,7 +83,11 @@ def _build(path: Path | None = None) -> StdNames:
         headers.update(dict.fromkeys(map(str, row.get("names") or ()), str(header)))
         prefixes += [(str(p), str(header)) for p in row.get("prefixes") or ()]
     limited = {str(n): (str(r["header"]), str(r["why"])) for n, r in (doc.get("device_limits") or {}).items()}
-    return StdNames(headers, tuple(prefixes), limited)
+    backports: dict[str, Backport] = {}
+    for key, row in (doc.get("backports") or {}).items():
+        port = Backport(str(key), row.get("include"), row.get("include20"), str(row["code"]).strip())
+        backports.update(dict.fromkeys(map(str, row["names"]), port))
+    return StdNames(headers, tuple(prefixes), limited, backports)
 
 
 def translate_cuda_std(ctx: Context) -> RuleResult:
@@ -81,11 +98,17 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
     included = {m.group(1).strip().decode(errors="replace") for m in _INCLUDE_PATH.finditer(ctx.source)}
     reported: set[str] = set()
     wanted: set[str] = set()
+    ported: set[Backport] = set()
     first: int | None = None
     device: DeviceSpans | None = None
     for m, where in ctx.code_matches(_USE):
         name = m.group(1).decode()
         if where not in REWRITABLE or _SHIM_NAMES.match(m.group(1)):
+            continue
+        port = table.backports.get(name)
+        if port is not None:  # before the families: is_bounded_array is no C++17 type trait
+            first = m.start() if first is None else first
+            ported.add(port)
             continue
         header = table.header_of(name)
         limit = table.limited.get(name)
@@ -110,12 +133,17 @@ def translate_cuda_std(ctx: Context) -> RuleResult:
     if first is None:
         return result
     result.requests += [Insertion.include(h.encode()) for h in sorted(wanted)]
+    nl = newline_of(ctx.source)
+    at = _below_top_comments(ctx, _file_scope(ctx, first))
     if not any(h.startswith("cuda/std/") for h in included) and GUARD.encode() not in ctx.source:
-        at = _below_top_comments(ctx, _file_scope(ctx, first))
-        result.requests.append(Insertion.helper(at, _block(newline_of(ctx.source))))
+        result.requests.append(Insertion.helper(at, _block(nl)))
         message = "libcu++ is C++'s standard library under cuda::std: cuda::std names ::std here on AMD"
         result.diagnostics.append(ctx.diag("HIP156", first, first + 4, message))
         result.counts["shims"] += 1
+    for port in sorted(ported):
+        if f"{BACKPORT}{port.key}".encode() not in ctx.source:
+            result.requests.append(Insertion.helper(at, _backport_block(port, nl)))
+            result.counts["shims"] += 1
     return result
 
 
@@ -170,6 +198,30 @@ def _block(nl: bytes) -> bytes:
     return nl.join(lines) + nl
 
 
+BACKPORT = "HIPIFY_PY_BACKPORT_"
+
+
+def _backport_block(port: Backport, nl: bytes) -> bytes:
+    """cuda::std::X below C++20 as libcu++ has it; from C++20 on the standard library's std::X, which
+    the using-directive of the block above (or of a <cuda/std/X> shim) makes cuda::std::X."""
+    guard = f"{BACKPORT}{port.key}".encode()
+    lines = [
+        b"// hipify-py: libcu++ has cuda::std::"
+        + port.key.encode()
+        + b" before C++20 too; so does this block:",
+        b"#if !defined(" + guard + b") && !defined(__HIP_PLATFORM_NVIDIA__)",
+        b"#define " + guard,
+    ]
+    if port.include:
+        lines.append(b"#include <" + port.include.encode() + b">")
+    lines.append(b"#if __cplusplus < 202002L")
+    lines.append(b"namespace cuda { namespace std { " + port.code.encode() + b" } }")
+    if port.include20:
+        lines += (b"#else", b"#include <" + port.include20.encode() + b">")
+    lines += (b"#endif", b"#endif")
+    return nl.join(lines) + nl
+
+
 # What this module gives the rule registry (hipify_py/rules/registry.py)
 DECLARED = declare(
     __name__,
@@ -196,12 +248,15 @@ DECLARED = declare(
             "libcudacxx-std-device",
             Severity.WARNING,
             "A libcu++ name that C++17 code (or C++17 device code) cannot take as std::X",
-            "Write it out in this device code (a swap by hand), or build with -std=c++20 where the message "
-            "says so.",
-            "`cuda::std::swap`, `exchange`, `not_fn`, assignment through `tie`, `span`, `bit_cast`, "
-            "`identity` and `type_identity` name their std:: counterparts on AMD. In device code std::swap, "
-            "std::exchange and std::not_fn's wrapper are host functions before C++20 (reported in device "
-            "code); span, bit_cast, identity and type_identity are C++20 (reported wherever they are used).",
+            "Write it out in this device code (assign the tuple's elements one by one), or build with "
+            "-std=c++20 where the message says so.",
+            "Assignment through `cuda::std::tie` and `cuda::std::span` name their std:: counterparts on AMD: "
+            "in device code tuple's operator= is a host function before C++20 (reported in device code); "
+            "span is C++20 (reported wherever it is used). The C++20 names libcu++ has before C++20 too "
+            "(identity, type_identity, remove_cvref, is_bounded_array, is_unbounded_array, "
+            "is_constant_evaluated, bit_cast) and the functions the standard makes constexpr only in C++20 "
+            "(swap, exchange, not_fn) are declared in cuda::std by the translation below C++20, as libcu++ "
+            "declares them (mappings/hand-kept/libcudacxx-std.yaml, `backports`): no finding.",
         ),
     ),
     fixtures=("libcudacxx/*", "libcudacxx/*/*"),
