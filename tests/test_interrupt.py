@@ -11,7 +11,9 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -239,3 +241,53 @@ def test_ctrl_c_inside_a_write_is_held_until_the_temp_file_is_gone(tmp_path: Pat
         fileio.atomic_write(target, b"new\n")
     assert target.read_bytes() == b"new\n"
     assert not [p for p in tmp_path.iterdir() if TEMP_MARK in p.name]
+
+
+class _BlockingSide:
+    """One side task that runs until stop(), like a compile until it is killed; the task hands a Ctrl-C
+    to its own thread first, as the kernel may (any thread that does not block SIGINT can get it)."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+        self.given = False
+
+    def file_done(self, outcome: object) -> None:
+        pass
+
+    def translation_done(self) -> None:
+        pass
+
+    def next_task(self) -> Callable[[], object] | None:
+        if self.given:
+            return None
+        self.given = True
+        return self._task
+
+    def _task(self) -> None:
+        time.sleep(0.5)  # why: the main thread is waiting by then
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        self.stopped.wait(30)
+
+    def task_done(self, task: object, result: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+def test_ctrl_c_that_reaches_another_thread_stops_the_run_at_once() -> None:
+    """The main thread, waiting on the side's tasks, raises KeyboardInterrupt at once although the signal
+    reached a task's thread: it used to notice only when a task ended (a compile: up to its timeout)."""
+    from hipify_py.workers.pool import shared
+
+    side = _BlockingSide()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # also where the suite ignores it
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in shared((), None, 2, side):  # type: ignore[arg-type]
+                pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert side.stopped.is_set()  # stop() ended the task
+    assert time.monotonic() - start < 10  # not the task's 30 s

@@ -3,6 +3,7 @@ a missing hipcc, and Ctrl-C during the compile (with a stand-in hipcc that sleep
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -240,6 +241,7 @@ def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
     temp.mkdir()
     mark = tmp_path / "compiling"
     env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp), MARK=str(mark), HIPIFY_PY_CACHE_DIR="")
+    env["PYTHONFAULTHANDLER"] = "1"  # a run that hangs prints its threads' stacks on SIGABRT (_stuck)
     cmd = [
         sys.executable,
         "-m",
@@ -261,12 +263,38 @@ def test_ctrl_c_while_compiling_leaves_nothing_behind(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert mark.exists(), "the stand-in compiler never started"
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
-    _, err = proc.communicate(timeout=60)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(_stuck(proc))
     assert proc.returncode == 130, err
     assert b"interrupted" in err
     assert list(temp.iterdir()) == []  # no mirror, no dependency file
     assert _snapshot(tree) == before
     assert not re.search(rb"Traceback", err)
+
+
+def _stuck(proc: subprocess.Popen[bytes]) -> str:
+    """What a run that did not end after Ctrl-C was doing, for the failure's message: its processes and
+    theirs, and its threads' stacks (it runs with PYTHONFAULTHANDLER, so SIGABRT prints them)."""
+    rows = subprocess.run(
+        ["ps", "-eo", "pid=,ppid=,pgid=,stat=,etimes=,args="], capture_output=True, text=True
+    ).stdout.splitlines()
+    parents = {int(row.split()[0]): int(row.split()[1]) for row in rows}
+    ours = {proc.pid}
+    while grown := {pid for pid, ppid in parents.items() if ppid in ours} - ours:
+        ours |= grown
+    tree = [row for row in rows if int(row.split()[0]) in ours]
+    alive = proc.poll() is None
+    if alive:
+        os.kill(proc.pid, signal.SIGABRT)
+    for pid in ours:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    _, err = proc.communicate(timeout=30)
+    state = "still running" if alive else f"exited {proc.returncode}, its stderr still open"
+    stacks = err.decode(errors="replace")[-8000:]
+    return f"the run did not end within 60 s of Ctrl-C ({state})\n" + "\n".join(tree) + "\n" + stacks
 
 
 OK_HIPCC = """#!/bin/sh

@@ -87,7 +87,10 @@ def shared(
                 continue
             if not running:  # nothing to translate, to wait for or to start
                 break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            # why a timeout: the kernel may hand a Ctrl-C to any thread that does not block it (a compile's
+            # thread, the pool's own); Python then only flags the main thread, which must wake to raise
+            # KeyboardInterrupt: blocked until a future ends, it noticed Ctrl-C only when a compile ended
+            done, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 task = running.pop(future)
                 if task is None:
@@ -112,6 +115,7 @@ def _process_chunk(chunk: Sequence[tuple[int, Found]], settings: RunSettings) ->
 
 
 _FORK = hasattr(os, "fork")
+_POLL_SECONDS = 0.25  # the longest a Ctrl-C waits for the main thread (see shared())
 
 
 def process_pool(jobs: int) -> ProcessPoolExecutor:
