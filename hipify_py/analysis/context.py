@@ -34,6 +34,9 @@ _NEGATION = lazy(rb"!\s*(?:defined\b|\w)")
 _SHARED = lazy(
     rb"\|\|[^\n]*?\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b|\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b[^\n]*?\|\|"
 )
+# ... unless it names HIP's NVIDIA platform: `defined(__CUDACC__) || (defined(__HIP_PLATFORM_NVIDIA__) && ...)`
+# is the NVIDIA side, written for hipcc already (SeisSol's AMD code is in a block of its own)
+_HIP_NVIDIA = lazy(rb"\b__HIP_PLATFORM_(?:NVIDIA|NVCC)__\b")
 _RULE_ID = lazy(r"[A-Z]+\d+")
 
 if TYPE_CHECKING:
@@ -353,7 +356,9 @@ class Context:
             seen.add(cond.start_byte)
             end = self._condition_end(cond)
             if end is not None and _SHARED.search(self.source, cond.start_byte, end):
-                continue  # `defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)`: both builds' code
+                if not _HIP_NVIDIA.search(self.source, cond.start_byte, end):
+                    continue  # `defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)`: both builds' code
+                yield cond.start_byte, end  # its `__CUDACC__` too: `__HIPCC__` would make AMD take it
             span = self._guarded_span(cond, m.start())
             if span is not None:
                 yield span
