@@ -34,7 +34,7 @@ _NEGATION = lazy(rb"!\s*(?:defined\b|\w)")
 _SHARED = lazy(
     rb"\|\|[^\n]*?\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b|\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__)\b[^\n]*?\|\|"
 )
-# ... unless it names HIP's NVIDIA platform: `defined(__CUDACC__) || (defined(__HIP_PLATFORM_NVIDIA__) && ...)`
+# ... unless it names HIP's NVIDIA platform: `defined(__CUDACC__) || (defined(__HIP_PLATFORM_NVIDIA__)...)`
 # is the NVIDIA side, written for hipcc already (SeisSol's AMD code is in a block of its own)
 _HIP_NVIDIA = lazy(rb"\b__HIP_PLATFORM_(?:NVIDIA|NVCC)__\b")
 _RULE_ID = lazy(r"[A-Z]+\d+")
