@@ -215,12 +215,14 @@ def test_walk_keeps_os_walk_semantics(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_cpp_spellings_of_real_projects_are_converted(tmp_path: Path) -> None:
-    """`.H`/`.C` (AMReX), `.inc` (Kokkos' desul), `.ipp`/`.tpp`, `.c++`/`.h++`: C++ as projects name it."""
-    names = ["a.H", "b.C", "c.inc", "d.ipp", "e.tpp", "f.c++", "g.h++", "notes.txt", "data.bin"]
+    """`.H`/`.C` (AMReX), `.inc` (Kokkos' desul), `.ipp`/`.tpp`/`.tcc`/`.icc`, `.c++`/`.h++`, and CUDA
+    headers named `.hu` (LightGBM) or `.cuinc`: C++ and CUDA as projects name them."""
+    names = ["a.H", "b.C", "c.inc", "d.ipp", "e.tpp", "f.c++", "g.h++", "h.hu", "i.cuinc", "j.tcc", "k.icc"]
+    names += ["notes.txt", "data.bin"]
     for name in names:
         (tmp_path / name).write_bytes(CUDA)
-    assert _names(tmp_path, build_files=False) == sorted(names[:7])
+    assert _names(tmp_path, build_files=False) == sorted(names[:-2])
     result = CliRunner().invoke(main, ["convert", str(tmp_path), "-q", "--in-place"])
     assert result.exit_code == 0, result.output
-    assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in names[:7])
+    assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in names[:-2])
     assert (tmp_path / "notes.txt").read_bytes() == CUDA

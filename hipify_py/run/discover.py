@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 # C and C++ sources and headers as real projects name them: `.C`/`.H` (AMReX, Chombo and other HPC codes
-# spell C++ so), `.c++`/`.h++`, and the included implementation files `.inl`, `.ipp`, `.tpp`, `.inc`
-# (Kokkos' desul keeps its CUDA atomics in `.inc` files)
+# spell C++ so), `.c++`/`.h++`, the included implementation files `.inl`, `.ipp`, `.tpp`, `.tcc`, `.icc`,
+# `.inc` (Kokkos' desul keeps its CUDA atomics in `.inc` files), and CUDA headers named `.hu` (LightGBM's
+# include/LightGBM/cuda/*.hu) or `.cuinc`
 SOURCE_EXTENSIONS = (
-    *(".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".C", ".c"),
-    *(".h", ".hpp", ".hh", ".hxx", ".h++", ".H", ".inl", ".ipp", ".tpp", ".inc"),
+    *(".cu", ".cuh", ".hu", ".cuinc", ".cpp", ".cc", ".cxx", ".c++", ".C", ".c"),
+    *(".h", ".hpp", ".hh", ".hxx", ".h++", ".H", ".inl", ".ipp", ".tpp", ".tcc", ".icc", ".inc"),
 )
 BUILD_FILE_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
 BUILD_FILE_EXTENSIONS = (".cmake", ".mk", ".make")
