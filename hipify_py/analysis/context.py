@@ -205,11 +205,27 @@ class Context:
             if scope is not None and scope.end_byte <= start and scope.type != "::":
                 scope_name = self.source[scope.start_byte : scope.end_byte]
                 # a CUDA enum as scope (`cudaStreamCaptureStatus::cudaStreamCaptureStatusActive`) is CUDA too
-                if scope_name not in self.tables.cuda_namespaces and scope_name not in self.tables.names:
+                if (
+                    scope_name not in self.tables.cuda_namespaces
+                    and scope_name not in self.tables.names
+                    and not self._library_outer_scope(parent)  # `thrust::system::cuda_category`
+                ):
                     return Where.SCOPED
         if parent is not None and self._declared_name(node, parent) and self._in_user_namespace(parent):
             return Where.SCOPED  # a user function/enumerator declared in its own namespace, e.g. a mock
         return Where.CODE
+
+    def _library_outer_scope(self, qualified: Node) -> bool:
+        """The outermost scope of a nested qualified name is a CUDA library's namespace (`thrust` of
+        `thrust::system::x`): the library's name, not a user's namespace."""
+        outer = qualified
+        while outer.parent is not None and outer.parent.type == "qualified_identifier":
+            outer = outer.parent
+        if outer is qualified:
+            return False
+        scope = outer.child_by_field_name("scope")
+        name = self.source[scope.start_byte : scope.end_byte] if scope is not None else b""
+        return name in self.tables.cuda_namespaces
 
     def _type_not_member(self, node: Node, parent: Node | None) -> bool:
         """A field_identifier that is really a type the parser misread.
