@@ -579,17 +579,20 @@ def tool_record(
     rec: dict[str, Any] = {"build": res.status}
     if res.first_error:
         rec["first_error"] = res.first_error[:300]
+    judged = res  # the compile whose first error finding_record looks at
     if std17 and res.status == "fail":  # what compiles with the build's older standard compiles with 17
         res17 = comp.compile(hipcc, tree, unit.cuda, with_std(unit.flags, "c++17"), context, as_c)
         rec["c++17"] = res17.status
         if res17.status != "ok" and res17.first_error != res.first_error:
             rec["first_error_c++17"] = res17.first_error[:300]
+        if res17.status == "fail":  # why: the older standard's first error is rocPRIM 7's C++17 demand
+            judged = res17
     if converted is not None and tuple(converted) != tuple(unit.flags):
         resc = comp.compile(hipcc, tree, unit.cuda, converted, context, as_c)
         rec["converted"] = resc.status
         if resc.status != "ok" and resc.first_error != res.first_error:
             rec["first_error_converted"] = resc.first_error[:300]
-    return rec, res
+    return rec, judged
 
 
 def finding_record(pf: Any, clf: Any, project: str, unit: Unit, res: Result) -> dict[str, Any]:
@@ -778,8 +781,8 @@ def table(results: Mapping[str, Mapping[str, Any]]) -> str:
 
 
 def project_table(results: Mapping[str, Mapping[str, Any]]) -> str:
-    """Per project and target: TUs compiling after each tool (environment failures left out of both
-    counts), as the build sets the standard."""
+    """Per project and target: reachable TUs compiling after each tool (environment failures left out of
+    both counts), as the build sets the standard."""
     versions = list(results)
     names = list(dict.fromkeys(r["project"] for res in results.values() for r in res["tus"]))
     lines = [
@@ -789,7 +792,7 @@ def project_table(results: Mapping[str, Mapping[str, Any]]) -> str:
     for name in names:
         cells = []
         for v in versions:
-            recs = [r for r in results[v]["tus"] if r["project"] == name]
+            recs = [r for r in results[v]["tus"] if r["project"] == name and reachable(r)]
             for tool in TOOLS:
                 counted = [r for r in recs if tool in r and r[tool]["build"] != "environment"]
                 ok = sum(r[tool]["build"] == "ok" for r in counted)
