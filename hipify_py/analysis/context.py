@@ -74,6 +74,8 @@ _CUDA_INCLUDE = lazy(
     rb'#[ \t]*include[ \t]*[<"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvToolsExt|nvtx3/|'
     rb"cooperative_groups|cub/|thrust/|mma\.h|sm_\d)"
 )
+# thrust/ is rocThrust's too: a HIP arm may include it (CTranslate2's `#ifdef CT2_USE_HIP` arm)
+_THRUST_INCLUDE = lazy(rb'#[ \t]*include[ \t]*[<"]thrust/[^>"\n]*[>"]')
 _CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else"})
 _OPERATOR_BEFORE = lazy(rb"(?<![\w$])operator\s+\Z")
 _NAME_NEXT = lazy(rb"[ \t]*[A-Za-z_]")
@@ -413,7 +415,9 @@ class Context:
                     continue
                 own = self.source[start:end]
                 others = [self.source[a:b] for a, b in arms if a != start]
-                if not _CUDA_INCLUDE.search(own) and any(_CUDA_INCLUDE.search(o) for o in others):
+                if not _CUDA_INCLUDE.search(_THRUST_INCLUDE.sub(b"", own)) and any(
+                    _CUDA_INCLUDE.search(o) for o in others
+                ):
                     seen.add(start)
                     yield start, end
 
