@@ -351,7 +351,10 @@ def copy_tree(src: Path, dest: Path) -> None:
         os.chmod(folder, 0o755)
 
 
-def sources_under(root: Path, paths: Iterable[str]) -> list[Path]:
+def sources_under(
+    root: Path, paths: Iterable[str], suffixes: tuple[str, ...] | None = SOURCE_SUFFIXES
+) -> list[Path]:
+    """The files under `paths` with one of `suffixes` (None: every file)."""
     out: list[Path] = []
     for rel in paths:
         p = root / rel
@@ -360,14 +363,15 @@ def sources_under(root: Path, paths: Iterable[str]) -> list[Path]:
             continue
         for folder, dirs, files in os.walk(p):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out += [Path(folder, f) for f in sorted(files) if f.endswith(SOURCE_SUFFIXES)]
+            out += [Path(folder, f) for f in sorted(files) if suffixes is None or f.endswith(suffixes)]
     return out
 
 
 def changed_files(pristine: Path, tree: Path, paths: Iterable[str]) -> dict[str, str]:
-    """Files of `paths` the translation changed: relative path -> sha256 of the translated text."""
+    """Files of `paths` the translation changed: relative path -> sha256 of the translated text. Every
+    file is compared, whatever its name: the translator decides which it converts (`.hu` headers)."""
     out = {}
-    for p in sources_under(tree, paths):
+    for p in sources_under(tree, paths, None):
         rel = p.relative_to(tree).as_posix()
         data = p.read_bytes()
         try:

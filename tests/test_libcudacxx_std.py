@@ -71,6 +71,7 @@ __global__ void k(const float* f, unsigned* u, int* i) {
   cuda::std::swap(i[1], i[2]);
   cuda::std::swap(pair, other);
   i[3] = cuda::std::exchange(i[4], other[0]) + cuda::std::not_fn(is_zero{})(i[5]);
+  u[1] = cuda::std::bit_ceil(u[1]) + cuda::std::popcount(u[2]) + cuda::std::rotl(u[3], 3);
   static_assert(cuda::std::is_bounded_array_v<int[3]> && !cuda::std::is_bounded_array<int[]>::value, "");
   static_assert(cuda::std::is_unbounded_array<int[]>::value && !cuda::std::is_unbounded_array_v<int[3]>, "");
 }
@@ -83,6 +84,16 @@ static_assert(swapped() == 21, "");
 constexpr int exchanged() { int a = 1; int old = cuda::std::exchange(a, 5); return old * 10 + a; }
 static_assert(exchanged() == 15, "");
 static_assert(cuda::std::not_fn(is_zero{})(3) && !cuda::std::not_fn(is_zero{})(0), "");
+static_assert(cuda::std::bit_ceil(5u) == 8u && cuda::std::bit_floor(5u) == 4u, "");
+static_assert(cuda::std::bit_width(5u) == 3, "");
+static_assert(cuda::std::bit_ceil(0u) == 1u && cuda::std::bit_floor(0u) == 0u, "");
+static_assert(cuda::std::has_single_bit(8u) && !cuda::std::has_single_bit(6u), "");
+static_assert(cuda::std::popcount(0xF0F0u) == 8 && cuda::std::countl_zero(1u) == 31, "");
+static_assert(cuda::std::countr_zero(8u) == 3 && cuda::std::countl_zero(0ull) == 64, "");
+static_assert(cuda::std::countl_zero(static_cast<unsigned char>(1)) == 7, "");
+static_assert(cuda::std::countl_one(0xFF00FF00u) == 8 && cuda::std::countr_one(7u) == 3, "");
+static_assert(cuda::std::rotl(0x80000001u, 1) == 3u && cuda::std::rotr(3u, 1) == 0x80000001u, "");
+static_assert(cuda::std::rotl(1u, -1) == 0x80000000u, "");
 constexpr bool folded = cuda::std::is_constant_evaluated();
 static_assert(folded, "");
 int main() {

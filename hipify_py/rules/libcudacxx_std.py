@@ -50,7 +50,7 @@ class Backport(NamedTuple):
     """A C++20 name libcu++ declares before C++20 too: `code` declares it in cuda::std below C++20."""
 
     key: str  # the name its block is guarded by (`type_identity` for type_identity_t too)
-    include: str | None  # the standard header it needs in every dialect
+    include: tuple[str, ...]  # the standard headers it needs in every dialect
     include20: str | None  # the header that declares it from C++20 on, which C++17 may lack (<bit>)
     code: str
 
@@ -85,7 +85,9 @@ def _build(path: Path | None = None) -> StdNames:
     limited = {str(n): (str(r["header"]), str(r["why"])) for n, r in (doc.get("device_limits") or {}).items()}
     backports: dict[str, Backport] = {}
     for key, row in (doc.get("backports") or {}).items():
-        port = Backport(str(key), row.get("include"), row.get("include20"), str(row["code"]).strip())
+        needs = row.get("include") or ()
+        needs = (needs,) if isinstance(needs, str) else tuple(map(str, needs))
+        port = Backport(str(key), needs, row.get("include20"), str(row["code"]).strip())
         backports.update(dict.fromkeys(map(str, row["names"]), port))
     return StdNames(headers, tuple(prefixes), limited, backports)
 
@@ -212,8 +214,7 @@ def _backport_block(port: Backport, nl: bytes) -> bytes:
         b"#if !defined(" + guard + b") && !defined(__HIP_PLATFORM_NVIDIA__)",
         b"#define " + guard,
     ]
-    if port.include:
-        lines.append(b"#include <" + port.include.encode() + b">")
+    lines += [b"#include <" + header.encode() + b">" for header in port.include]
     lines.append(b"#if __cplusplus < 202002L")
     lines.append(b"namespace cuda { namespace std { " + port.code.encode() + b" } }")
     if port.include20:
