@@ -239,3 +239,15 @@ def test_translate_marks_and_settle_decides() -> None:
     assert str(settle([finding], {})[0].severity) == "warning"
     assert settle([finding], {"PTX": ""})[0] == finding
     assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
+
+
+def test_cmake_modules_of_the_project_define_for_it(tmp_path: Path) -> None:
+    # XGBoost: cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 to the targets built from src/, which is the
+    # folder converted; the module beside it (not above it) counts for the project around it
+    root = project(tmp_path, {"src/k.cu": KERNEL, "src/opts.h": ""})
+    (root / "k.cu").unlink()
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "warning"
+    (root / "cmake").mkdir()
+    module = "function(set_cuda_flags target)\n  target_compile_definitions(${target} PRIVATE -DPTX=1)\n"
+    (root / "cmake/Utils.cmake").write_text(module + "endfunction()\n")
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "error"

@@ -170,7 +170,8 @@ def is_build_file(name: str) -> bool:
 
 def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: False) -> list[Path]:
     """Build files in the trees being converted, and beside them in their parent folders up to the
-    repository root (a CMakeLists.txt one level up may add the -D for a converted `src/`)."""
+    repository root (a CMakeLists.txt one level up may add the -D for a converted `src/`), with the
+    CMake modules of those folders' `cmake/`."""
     found: dict[str, Path] = {}
     for root in roots:
         top = root if root.is_dir() else root.parent
@@ -184,6 +185,9 @@ def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: F
                 path = parent / name
                 if path.is_file():
                     found.setdefault(str(path), path)
+            # a project's CMake modules: XGBoost's cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 for src/
+            for path in sorted((parent / "cmake").glob("*.cmake")):
+                found.setdefault(str(path), path)
     return [found[k] for k in sorted(found)]
 
 

@@ -30,7 +30,10 @@ def settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], sett
             found = build_defines(path.read_text(errors="replace"), path.name)
         except OSError:
             continue
-        _merge_defines(by_folder.setdefault(os.path.abspath(path.parent), {}), found)
+        # a CMake module in `cmake/` serves the project around it (XGBoost's cmake/Utils.cmake, src/)
+        module = path.parent.name == "cmake" and path.suffix == ".cmake"
+        builds = path.parent.parent if module else path.parent
+        _merge_defines(by_folder.setdefault(os.path.abspath(builds), {}), found)
     always = {d.split("=", 1)[0].strip() for d in settings.defines}
     for outcome in outcomes:
         always.update(outcome.defines)
