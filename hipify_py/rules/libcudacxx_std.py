@@ -200,7 +200,7 @@ def _block(nl: bytes) -> bytes:
     return nl.join(lines) + nl
 
 
-BACKPORT = "HIPIFY_PY_BACKPORT_"
+BACKPORT = "HIPIFY_PY_SHIM_backport_"  # a shim guard: earlier runs' blocks are left alone
 
 
 def _backport_block(port: Backport, nl: bytes) -> bytes:
