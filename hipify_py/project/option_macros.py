@@ -185,10 +185,17 @@ def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: F
                 path = parent / name
                 if path.is_file():
                     found.setdefault(str(path), path)
-            # a project's CMake modules: XGBoost's cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 for src/
-            for path in sorted((parent / "cmake").glob("*.cmake")):
+            for path in sorted((parent / "cmake").glob("*.cmake")):  # the project's modules: built_from
                 found.setdefault(str(path), path)
     return [found[k] for k in sorted(found)]
+
+
+def built_from(path: Path) -> Path:
+    """The folder whose sources a build file builds: its own, but a CMake module in `cmake/` serves the
+    project around it (XGBoost's cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 for src/)."""
+    if path.parent.name == "cmake" and path.suffix == ".cmake":
+        return path.parent.parent
+    return path.parent
 
 
 def _ancestors(folder: Path, limit: int = 4) -> list[Path]:

@@ -21,7 +21,7 @@ def settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], sett
 
     Runs only when some finding waits for it: the build files are read here, the sources' #defines
     came with their results (a worker's or the cache's)."""
-    from hipify_py.project.option_macros import build_defines, build_files, settle
+    from hipify_py.project.option_macros import build_defines, build_files, built_from, settle
 
     converted = {os.path.abspath(f.path) for f in files}
     by_folder: dict[str, dict[str, str]] = {}  # build file's folder -> macro -> "" or the option
@@ -30,10 +30,7 @@ def settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], sett
             found = build_defines(path.read_text(errors="replace"), path.name)
         except OSError:
             continue
-        # a CMake module in `cmake/` serves the project around it (XGBoost's cmake/Utils.cmake, src/)
-        module = path.parent.name == "cmake" and path.suffix == ".cmake"
-        builds = path.parent.parent if module else path.parent
-        _merge_defines(by_folder.setdefault(os.path.abspath(builds), {}), found)
+        _merge_defines(by_folder.setdefault(os.path.abspath(built_from(path)), {}), found)
     always = {d.split("=", 1)[0].strip() for d in settings.defines}
     for outcome in outcomes:
         always.update(outcome.defines)
