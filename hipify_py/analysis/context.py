@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from hipify_py.analysis.defines import define_lines
+from hipify_py.analysis.nv_target import DISPATCH, ArchBlock, arch_blocks
 from hipify_py.data.tables import Tables, identifiers_of
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine import lexer
@@ -160,7 +161,17 @@ class Context:
         undefined = frozenset()
         if unmapped:
             undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
-        return dead_branches(self.source, undefined, hip6, headers, self.lacking_names)
+        branches = dead_branches(self.source, undefined, hip6, headers, self.lacking_names)
+        # NV_IF_TARGET(NV_PROVIDES_SM_70, (...)): a block for an NVIDIA architecture, never compiled on AMD
+        branches.dead.extend(block for _, block in self.nv_arch_blocks)
+        return branches
+
+    @cached
+    def nv_arch_blocks(self) -> list[ArchBlock]:
+        """<nv/target> dispatch blocks of an NVIDIA architecture query (analysis/nv_target)."""
+        if b"NV_" not in self.source:
+            return []
+        return arch_blocks(self.source, (m.span() for m, _ in self.code_matches(DISPATCH)))
 
     @cached
     def lacking_names(self) -> frozenset[bytes]:

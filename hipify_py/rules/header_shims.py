@@ -172,5 +172,5 @@ DECLARED = declare(
         ),
     ),
     tables=(load_table,),
-    fixtures=("shims/*/cg_*", "shims/*/libcudacxx_*", "vendor_libs/*/nvtx*"),
+    fixtures=("shims/*/cg_*", "shims/*/libcudacxx_*", "shims/*/nv_target*", "vendor_libs/*/nvtx*"),
 )

@@ -45,9 +45,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     paths = [path.strip() for path in _INCLUDED_PATH.findall(ctx.source)]
     missing = ctx.options.missing_headers
     prefixes = tuple(prefix for prefix, _ in ctx.tables.header_prefixes)
-    if not any(p in headers or p.startswith(prefixes) for p in paths) and not any(
-        is_missing(p.decode(errors="replace"), missing) for p in paths
-    ):
+    if not any(
+        p in headers or p.startswith(prefixes) or p.startswith(_LIBCUXX_PREFIXES) for p in paths
+    ) and not any(is_missing(p.decode(errors="replace"), missing) for p in paths):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
     for_target = renames_for(ctx.target).headers if ctx.target else {}
     for m in line_matches(_INCLUDE, ctx.source):

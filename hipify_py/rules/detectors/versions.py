@@ -96,6 +96,18 @@ def version_macros(ctx: Context, scan: Scan) -> RuleResult:
     return result
 
 
+def nv_target_queries(ctx: Context, scan: Scan) -> RuleResult:
+    """`NV_IF_TARGET(NV_PROVIDES_SM_70, (...))`: an NVIDIA architecture query's block is dropped on AMD."""
+    result = RuleResult()
+    for query, _ in ctx.nv_arch_blocks:
+        if any(a <= query[0] < b for a, b in scan.cuda_only):
+            continue  # nested in code hipcc never compiles: its enclosing branch is what matters
+        name = ctx.source[query[0] : query[1]].decode()
+        text = f"`{name}` holds on no AMD GPU (hipcc targets no NVIDIA architecture): this block is dropped"
+        result.diagnostics.append(ctx.diag("HIP302", query[0], query[1], text))
+    return result
+
+
 _GET_VERSION = lazy(rb"(cuda(?:Runtime|Driver)GetVersion)\s*\(\s*&\s*(\w+)\s*\)")
 
 
@@ -130,6 +142,7 @@ DECLARED = declare(
     detect=(
         (20, version_macros, (b"_VERSION", b"__CUDA", b"__NVCC__")),
         (30, runtime_version_compare, (b"GetVersion",)),
+        (31, nv_target_queries, (b"NV_",)),
     ),
     texts=(
         Rule(
@@ -180,7 +193,9 @@ DECLARED = declare(
             "compute-capability comparisons (>= 700) never match on AMD, and `#ifndef __CUDA_ARCH__` host "
             "paths are compiled for the AMD device. Conditions that select on AMD what they select on every "
             "current NVIDIA GPU (sm_80 to sm_90a), e.g. `defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`, "
-            "are not reported; nor are conditions nested in a branch hipcc never compiles.",
+            "are not reported; nor are conditions nested in a branch hipcc never compiles. libcu++'s "
+            "`NV_IF_TARGET(NV_PROVIDES_SM_70, (...))` (and NV_IS_EXACTLY_SM_*, NV_HAS_FEATURE_SM_*) is the "
+            "same test: its block is dropped on AMD.",
         ),
         Rule(
             "HIP303",
