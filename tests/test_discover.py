@@ -226,3 +226,27 @@ def test_cpp_spellings_of_real_projects_are_converted(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in names[:-2])
     assert (tmp_path / "notes.txt").read_bytes() == CUDA
+
+
+def test_headers_named_without_an_extension_are_converted(tmp_path: Path) -> None:
+    """libcu++-style headers (cuCollections' `cuco/detail/__config`): a file with no extension whose first
+    directive after comments opens a header. Makefiles' and scripts' `#` lines, text and binary are not."""
+    headers = {
+        "__config": b"// -*- C++ -*-\n/* licence */\n#pragma once\n",
+        "atomic": b"//===---===//\n#ifndef _CUCO_ATOMIC\n#define _CUCO_ATOMIC\n",
+        "dense": b'#include "core"\n',
+    }
+    others = {
+        "Makefile.rules": b"# rules\n",  # an extension: not sniffed
+        "rules": b"# if you want CUDA, set CUDA=1\nall:\n\tnvcc a.cu\n",
+        "run": b"#!/bin/sh\n#include <x>\n",
+        "LICENSE": b"Copyright\n#ifndef X\n",
+        "blob": b"#pragma once\n\0\1\2",
+    }
+    for name, text in {**headers, **others}.items():
+        (tmp_path / name).write_bytes(text + CUDA)
+    assert _names(tmp_path, build_files=False) == sorted(headers)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path), "-q", "--in-place"])
+    assert result.exit_code == 0, result.output
+    assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in headers)
+    assert all(b"hipMalloc" not in (tmp_path / n).read_bytes() for n in others)

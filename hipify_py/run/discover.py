@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
+
+from hipify_py.engine.source import UTF8_BOM
+from hipify_py.util.lazyre import lazy
 
 # C and C++ sources and headers as real projects name them: `.C`/`.H` (AMReX, Chombo and other HPC codes
 # spell C++ so), `.c++`/`.h++`, the included implementation files `.inl`, `.ipp`, `.tpp`, `.tcc`, `.icc`,
@@ -22,6 +26,17 @@ BUILD_FILE_EXTENSIONS = (".cmake", ".mk", ".make")
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "node_modules", ".hipify-py-cache"}
 )
+
+
+# A file named without an extension is a C++ header when its first directive, after comments, is one
+# a header opens with: libcu++-style projects name their headers so (cuCollections'
+# <cuco/detail/__config>, CCCL's <cuda/std/atomic>). Makefiles' `# ...` comments and scripts' `#!` are not.
+_HEADER_OPENING = lazy(
+    rb"(?:\s|//[^\n]*|/\*.*?\*/)*#[ \t]*(?:pragma[ \t]+once|ifndef[ \t]+\w|if[ \t]*!?[ \t]*defined\b"
+    rb"|include[ \t]*[<\"]|define[ \t]+\w)",
+    re.S,
+)
+_SNIFF_BYTES = 8192
 
 
 class Found(NamedTuple):
@@ -42,6 +57,20 @@ def file_kind(path: Path, extensions: Sequence[str], build_files: bool) -> str |
     if name.endswith(tuple(extensions)):
         return "source"
     return None
+
+
+def extensionless_header(path: Path) -> bool:
+    """A file with no extension whose text opens like a C++ header (_HEADER_OPENING); binary is not."""
+    if "." in path.name:
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF_BYTES)
+    except OSError:
+        return False  # why silent: an unreadable file that is no source is none of the run's business
+    if b"\0" in head:
+        return False
+    return _HEADER_OPENING.match(head.removeprefix(UTF8_BOM)) is not None
 
 
 def _excluded(rel: str, exclude: Sequence[str]) -> bool:
@@ -95,6 +124,8 @@ def discover(
             if ignored and file.resolve() in ignored:
                 continue
             kind = file_kind(file, extensions, build_files)
+            if kind is None and extensionless_header(file):
+                kind = "source"
             if kind is not None:
                 found.setdefault(file, Found(file, path, kind))
     return sorted(found.values(), key=lambda f: str(f.path)), problems
