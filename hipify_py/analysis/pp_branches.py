@@ -35,6 +35,7 @@ from hipify_py.analysis.version_tests import (
 from hipify_py.data.detector_data import (
     HIP_PLATFORM_MACRO,
     LIBRARY_VERSION_MACROS,
+    NVCC_FEATURE_MACROS,
     NVIDIA_COMPILER_TESTS,
     NVIDIA_ONLY_PROJECT_MACROS,
 )
@@ -60,6 +61,7 @@ HIP_DEFINED = (
     b"__HIP_DEVICE_COMPILE__",
     b"USE_ROCM",
     b"__CUDACC__",  # the translator renames it to __HIPCC__
+    *NVCC_FEATURE_MACROS,  # the translator makes their tests hold on AMD (rules/nvcc_features.py)
 )
 # Current NVIDIA device passes: compute capability (True: the arch-specific `sm_90a` target, which
 # defines __CUDA_ARCH_FEAT_SM90_ALL and __CUDA_ARCH_SPECIFIC__) x CUDA toolkit.
@@ -110,7 +112,7 @@ def amd_env(extra_undefined: frozenset[bytes] = frozenset()) -> Callable[[frozen
 
 def nvidia_envs(names: frozenset[bytes]) -> Iterator[Env]:
     """Device passes of current NVIDIA toolchains (library versions: defined, value unknown)."""
-    hip = frozenset(HIP_DEFINED) - {b"__CUDACC__"}
+    hip = frozenset(HIP_DEFINED) - {b"__CUDACC__", *NVCC_FEATURE_MACROS}  # features: as the build's flags say
     for (arch, specific), (major, minor) in itertools.product(_ARCHS, _TOOLKITS):
         cuda = major * 1000 + minor * 10
         undefined = set(hip)

@@ -158,6 +158,16 @@ EXTRA_CUDA_FAMILIES = frozenset(
     (b"CU_MEMCPY_", b"CUDA_API_", b"CU_LAUNCH_", b"CU_GREEN_", b"CU_DEV_SM_", b"CUDA_GRAPH_")
 )
 
+# nvcc's feature-test macros for what hip-clang always does, with the nvcc flag that defines each (CUDA
+# nvcc documentation, 11-13): hip-clang takes constexpr functions in device code (they are implicitly
+# __host__ __device__) and __device__ lambdas in host code without a flag, and defines neither macro
+# (predefined macros of the hipcc 5.2, 6.4 and 7.2 device and host passes). rules/nvcc_features.py
+# makes their tests hold on AMD.
+NVCC_FEATURE_MACROS = {
+    b"__CUDACC_EXTENDED_LAMBDA__": "--expt-extended-lambda",
+    b"__CUDACC_RELAXED_CONSTEXPR__": "--expt-relaxed-constexpr",
+}
+
 # A condition that mentions one of these already has a HIP/ROCm branch (the list of the protected
 # regions in context.py, and HIP's NVIDIA platform: a shim's `!(defined(__HIP_PLATFORM_NVIDIA__) &&
 # __CUDACC_VER_MAJOR__ ...)` tests CUDA's version only where hipcc runs nvcc).
