@@ -147,7 +147,11 @@ class Context:
     @cached
     def branches(self) -> Branches:
         """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
-        from hipify_py.analysis.pp_branches import dead_branches  # why lazy: rules import this module
+        # why lazy: rules import this module
+        from hipify_py.analysis.pp_branches import amd_env, dead_branches
+        from hipify_py.analysis.toolkit_atoms import opened_atoms
+        from hipify_py.analysis.version_tests import TOOLKIT_COMPARE
+        from hipify_py.data.adaptations import adapted_words
 
         # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
         # unless this file defines them itself
@@ -161,7 +165,16 @@ class Context:
         undefined = frozenset()
         if unmapped:
             undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
-        branches = dead_branches(self.source, undefined, hip6, headers, self.lacking_names)
+        # a warp *_sync call is written for the target (rules/warp_sync.py) wherever ROCm compiles it
+        lacking = self.lacking_names - adapted_words(self.target) if self.target else self.lacking_names
+        branches = dead_branches(self.source, undefined, hip6, headers, lacking)
+        if hip6 and TOOLKIT_COMPARE.search(self.source) is not None:
+            # `#if CUDART_VERSION >= 9000 && !defined(WITH_CUCUB)`: decided as the rewrite will decide it
+            atoms = opened_atoms(self.source, branches, lacking, amd_env(undefined), self.is_protected)
+            if atoms:
+                overrides = {start: test.value for start, test in atoms.items()}
+                branches = dead_branches(self.source, undefined, hip6, headers, lacking, overrides)
+            branches.atoms = atoms
         # NV_IF_TARGET(NV_PROVIDES_SM_70, (...)): a block for an NVIDIA architecture, never compiled on AMD
         branches.dead.extend(block for _, block in self.nv_arch_blocks)
         return branches

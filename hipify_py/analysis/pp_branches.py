@@ -18,7 +18,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from hipify_py.analysis.version_tests import (
     ERROR_LINE,
@@ -357,6 +357,9 @@ class Branches:
         # directive line start -> its value under hipcc before the translation sent ROCm the other way
         # (a version test whose hipcc branch reaches an #error: rules/version_errors.py)
         self.opened: dict[int, Value] = {}
+        # directive line start -> its toolkit comparisons ROCm now decides as current toolkits do
+        # (analysis/toolkit_atoms.AtomTest; Context.branches fills it)
+        self.atoms: dict[int, Any] = {}
 
     def only_pragmas(self, source: bytes, line_start: int) -> bool:
         """The branch of the directive at line_start holds nothing but pragmas (`#pragma nv_diag_suppress`):
@@ -386,6 +389,7 @@ def analyse(
     hip6: bool = False,
     headers: frozenset[bytes] = frozenset(),
     lacking: frozenset[bytes] = frozenset(),
+    overrides: Mapping[int, Value] | None = None,
 ) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
@@ -394,8 +398,11 @@ def analyse(
     way and hipcc the other (HIP147, only where `hip6`: a target HIP from 6.0, unless the branch hipcc
     would take names the version macro in code), is taken the other way (rules/version_errors.py
     rewrites it so): `Branches.opened`. `headers`: CUDA headers the target has (`includes_only`);
-    `lacking`: the file's CUDA names with no HIP counterpart, which HIP147 opens no test toward."""
-    first = _analyse(source, known_undefined, {})
+    `lacking`: the file's CUDA names with no HIP counterpart, which HIP147 opens no test toward.
+    `overrides`: directive line start -> its value under hipcc as the translation rewrites it (its toolkit
+    comparisons decided as current toolkits do: analysis/toolkit_atoms.py)."""
+    overrides = overrides or {}
+    first = _analyse(source, known_undefined, {}, overrides)
     if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
     opened = _opened(source, first, hip6, headers, lacking)
@@ -403,7 +410,7 @@ def analyse(
     for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
         if not opened:
             break
-        result = _analyse(source, known_undefined, opened)
+        result = _analyse(source, known_undefined, opened, overrides)
         more = {k: v for k, v in _opened(source, result, hip6, headers, lacking).items() if k not in opened}
         if not more:
             break
@@ -459,7 +466,12 @@ def newer_toolkit_elif(source: bytes, line_end: int) -> int | None:
     return None
 
 
-def _analyse(source: bytes, known_undefined: frozenset[bytes], opened: Mapping[int, Value]) -> Branches:
+def _analyse(
+    source: bytes,
+    known_undefined: frozenset[bytes],
+    opened: Mapping[int, Value],
+    overrides: Mapping[int, Value],
+) -> Branches:
     interesting = compiled(  # why not re.compile: ~10 ms to compile, the same in every run
         CUDA_MACROS.pattern
         + rb"|\b(?:"
@@ -484,6 +496,8 @@ def _analyse(source: bytes, known_undefined: frozenset[bytes], opened: Mapping[i
                     value = evaluate(toks, make_amd(names))
                     if start in opened:
                         value = 0 if value else 1
+                    elif start in overrides:
+                        value = overrides[start]
                     result.amd[start] = value
                     if CUDA_MACROS.search(text):
                         result.nvidia[start] = set(_nvidia_values(tuple(toks)))
@@ -529,12 +543,13 @@ def dead_branches(
     hip6: bool = False,
     headers: frozenset[bytes] = frozenset(),
     lacking: frozenset[bytes] = frozenset(),
+    overrides: Mapping[int, Value] | None = None,
 ) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
     `undefined`: more macros undefined under hipcc (guards of CUDA headers with no HIP counterpart,
-    mappings/guards.yaml). `hip6`, `headers`, `lacking`: see `analyse`."""
-    first = analyse(source, undefined, hip6, headers, lacking)
+    mappings/guards.yaml). `hip6`, `headers`, `lacking`, `overrides`: see `analyse`."""
+    first = analyse(source, undefined, hip6, headers, lacking, overrides)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -543,4 +558,4 @@ def dead_branches(
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined, hip6, headers, lacking) if only_dead else first
+    return analyse(source, only_dead | undefined, hip6, headers, lacking, overrides) if only_dead else first

@@ -8,10 +8,12 @@ takes the current toolkits' branch) and rules/version_errors.py rewrites its con
 Only where the test chooses between two implementations of one thing (`#if ... A #else B #endif`, no
 #elif, both with code, neither testing __CUDA_ARCH__ nor holding inline asm): a test with no alternative,
 or whose branches only #define flags, gates a feature (CUDA 11 also brought Ampere's cp.async and L2
-persistence, which HIP lacks), and ROCm keeps skipping it. A condition is opened everywhere in the file
-or nowhere, so that a declaration and its uses stay together. The exception is a branch hipcc takes that
-names the version macro in code (`#if CUDA_VERSION < 9010  LOG << CUDA_VERSION;`): undefined there, it
-cannot compile, so that test is opened whatever its shape (`names_version_in_code`).
+persistence, which HIP lacks), and ROCm keeps skipping it, unless it defines a function, type or macro
+that the file uses outside it (a use that another opened test reaches needs its declaration). A condition
+is opened everywhere in the file or nowhere, so that a declaration and its uses stay together. The
+exception is a branch hipcc takes that names the version macro in code (`#if CUDA_VERSION < 9010 LOG <<
+CUDA_VERSION;`): undefined there, it cannot compile, so that test is opened whatever its shape
+(`names_version_in_code`).
 """
 
 from __future__ import annotations
@@ -72,8 +74,10 @@ def choices_to_open(
     for start, end, text, amd in candidates:
         key = b" ".join(text.split())
         branches = _two_way_branches(source, end)
-        # the branch ROCm takes once opened (either, where the hipcc value is unknown: version_atoms.py)
-        taken = branches if branches is None or amd is None else (branches[1] if amd else branches[0],)
+        if branches is None and amd is not None and not amd:
+            branches = _declaring_branch(source, end)  # ROCm would take it: its declarations join their uses
+        # the branch ROCm takes once opened (either, where the hipcc value is unknown: toolkit_atoms.py)
+        taken = branches if branches is None or amd is None else (branches[-1] if amd else branches[0],)
         ok = taken is not None and not any(lacking.intersection(_WORD.findall(b)) for b in taken)
         by_condition.setdefault(key, []).append((start, amd, ok))
     return {s: amd for group in by_condition.values() if all(ok for _, _, ok in group) for s, amd, _ in group}
@@ -86,7 +90,48 @@ def _two_way_branches(source: bytes, line_end: int) -> tuple[bytes, bytes] | Non
     """(the #if branch, the #else branch) where the group from this `#if` to its #endif is
     `#if ... #else ... #endif` (no #elif), both branches have code, and neither tests __CUDA_ARCH__ or
     holds inline asm; None otherwise."""
-    depth, branches, kinds, at = 0, [], [], line_end
+    group = _group(source, line_end)
+    if group is None:
+        return None
+    kinds = group[1]
+    branches = [source[a:b] for a, b in group[0]]
+    if kinds == [b"else", b"endif"] and all(
+        _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
+    ):
+        return branches[0], branches[1]
+    return None
+
+
+def _declaring_branch(source: bytes, line_end: int) -> tuple[bytes] | None:
+    """The body of a one-way group (`#if ... #endif`, code, no __CUDA_ARCH__ or asm) that defines a
+    function, type or macro the file uses outside it: `#if CUDART_VERSION >= 9000 template <...> __device__
+    void warp_reduce(...) {...} #endif` beside `#if CUDART_VERSION > 9000 warp_reduce(s); #else ...`
+    (ELPA). Where the use is opened, its declaration must be too; None for any other group."""
+    span = _one_way_body(source, line_end)
+    if span is None:
+        return None
+    body = source[span[0] : span[1]]
+    if _CODE_LINE.search(body) is None or _HARDWARE.search(body) is not None:
+        return None
+    outside = source[: span[0]] + source[span[1] :]
+    for m in _DECLARED.finditer(body):
+        name = next(g for g in m.groups() if g is not None)
+        if name not in _KEYWORDS and re.search(rb"\b" + re.escape(name) + rb"\b", outside):
+            return (body,)
+    return None
+
+
+def _one_way_body(source: bytes, line_end: int) -> tuple[int, int] | None:
+    """(start, end) of the body of the group opened on the line ending at `line_end` when it has no
+    #else or #elif."""
+    group = _group(source, line_end)
+    return group[0][0] if group is not None and group[1] == [b"endif"] else None
+
+
+def _group(source: bytes, line_end: int) -> tuple[list[tuple[int, int]], list[bytes]] | None:
+    """The branches of the group opened on the line ending at `line_end`: their spans, and the directive
+    that ends each (#else, #elif, #endif); None where the file ends first."""
+    depth, spans, kinds, at = 0, [], [], line_end
     for m in _GROUP.finditer(source, line_end):
         kind = m.group(1)
         if kind in (b"if", b"ifdef", b"ifndef"):
@@ -94,18 +139,22 @@ def _two_way_branches(source: bytes, line_end: int) -> tuple[bytes, bytes] | Non
         elif kind == b"endif" and depth:
             depth -= 1
         elif depth == 0:
-            branches.append(source[at : m.start()])
+            spans.append((at, m.start()))
             kinds.append(kind)
             if kind == b"endif":
-                break
+                return spans, kinds
             at = source.find(b"\n", m.end()) + 1 or len(source)
-    else:
-        return None
-    if kinds == [b"else", b"endif"] and all(
-        _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
-    ):
-        return branches[0], branches[1]
     return None
+
+
+# what a body defines: a function (name, parameters, body), a class/struct/union/enum, a macro
+_DECLARED = lazy(
+    rb"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
+    rb"|\b(?:struct|class|union|enum)\s+([A-Za-z_]\w*)\s*[:{]"
+    rb"|^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)",
+    re.M,
+)
+_KEYWORDS = frozenset((b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof"))
 
 
 # the directives that open, split and close conditional groups, and #error

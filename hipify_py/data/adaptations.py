@@ -103,6 +103,11 @@ def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
     return tuple(_row(raw, sources, i) for i, raw in enumerate(doc.get("adaptations") or ()))
 
 
+def adapted_words(target: str) -> frozenset[bytes]:
+    """The CUDA names the target gets an equivalent for (every op but `missing`): not lacking there."""
+    return frozenset(name.encode() for name, row in rows_for(target).items() if row.op != "missing")
+
+
 @functools.lru_cache(maxsize=16)
 def row_words(target: str) -> frozenset[bytes]:
     """The CUDA names of rows_for(target), encoded: a file naming none of them (its identifiers
