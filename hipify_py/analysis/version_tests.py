@@ -6,14 +6,14 @@ ROCm compiles the branch for toolkits older than any supported one. pp_branches 
 takes the current toolkits' branch) and rules/version_errors.py rewrites its condition.
 
 Only where the test chooses between two implementations of one thing (`#if ... A #else B #endif`, no
-#elif, both with code, neither testing __CUDA_ARCH__ nor holding inline asm): a test with no alternative,
-or whose branches only #define flags, gates a feature (CUDA 11 also brought Ampere's cp.async and L2
-persistence, which HIP lacks), and ROCm keeps skipping it, unless it defines a function, type or macro
-that the file uses outside it (a use that another opened test reaches needs its declaration). A condition
-is opened everywhere in the file or nowhere, so that a declaration and its uses stay together. The
-exception is a branch hipcc takes that names the version macro in code (`#if CUDA_VERSION < 9010 LOG <<
-CUDA_VERSION;`): undefined there, it cannot compile, so that test is opened whatever its shape
-(`names_version_in_code`).
+#elif, both with code, the one ROCm would take neither testing __CUDA_ARCH__ nor holding inline asm): a
+test with no alternative, or whose branches only #define flags, gates a feature (CUDA 11 also brought
+Ampere's cp.async and L2 persistence, which HIP lacks), and ROCm keeps skipping it, unless it defines a
+function, type or macro that the file uses outside it (a use that another opened test reaches needs its
+declaration). A condition is opened everywhere in the file or nowhere, so that a declaration and its uses
+stay together. The exception is a branch hipcc takes that names the version macro in code (`#if
+CUDA_VERSION < 9010 LOG << CUDA_VERSION;`): undefined there, it cannot compile, so that test is opened
+whatever its shape (`names_version_in_code`).
 """
 
 from __future__ import annotations
@@ -78,7 +78,11 @@ def choices_to_open(
             branches = _declaring_branch(source, end)  # ROCm would take it: its declarations join their uses
         # the branch ROCm takes once opened (either, where the hipcc value is unknown: toolkit_atoms.py)
         taken = branches if branches is None or amd is None else (branches[-1] if amd else branches[0],)
-        ok = taken is not None and not any(lacking.intersection(_WORD.findall(b)) for b in taken)
+        # what ROCm would compile: no CUDA name HIP lacks, no arch test or inline asm (the branch it leaves
+        # may have them: `#if CUDART_VERSION >= 11000 __stcs(...) #else asm("st.global.cs...") #endif`)
+        ok = taken is not None and not any(
+            lacking.intersection(_WORD.findall(b)) or _HARDWARE.search(b) for b in taken
+        )
         by_condition.setdefault(key, []).append((start, amd, ok))
     return {s: amd for group in by_condition.values() if all(ok for _, _, ok in group) for s, amd, _ in group}
 
@@ -88,16 +92,13 @@ _WORD = lazy(rb"[A-Za-z_]\w*")
 
 def _two_way_branches(source: bytes, line_end: int) -> tuple[bytes, bytes] | None:
     """(the #if branch, the #else branch) where the group from this `#if` to its #endif is
-    `#if ... #else ... #endif` (no #elif), both branches have code, and neither tests __CUDA_ARCH__ or
-    holds inline asm; None otherwise."""
+    `#if ... #else ... #endif` (no #elif) and both branches have code; None otherwise."""
     group = _group(source, line_end)
     if group is None:
         return None
     kinds = group[1]
     branches = [source[a:b] for a, b in group[0]]
-    if kinds == [b"else", b"endif"] and all(
-        _CODE_LINE.search(b) is not None and _HARDWARE.search(b) is None for b in branches
-    ):
+    if kinds == [b"else", b"endif"] and all(_CODE_LINE.search(b) is not None for b in branches):
         return branches[0], branches[1]
     return None
 

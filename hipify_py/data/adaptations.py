@@ -104,8 +104,16 @@ def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
 
 
 def adapted_words(target: str) -> frozenset[bytes]:
-    """The CUDA names the target gets an equivalent for (every op but `missing`): not lacking there."""
-    return frozenset(name.encode() for name, row in rows_for(target).items() if row.op != "missing")
+    """The CUDA names the target gets an equivalent for, though the tables give them no HIP counterpart:
+    this table's rows but `missing` ones, and the cache-hint loads and stores (rules/cache_hints.py
+    writes a helper for any type the target lacks)."""
+    rows = frozenset(name.encode() for name, row in rows_for(target).items() if row.op != "missing")
+    return rows | derived.load("cache-hint-names", _cache_hint_names)
+
+
+def _cache_hint_names() -> frozenset[bytes]:
+    doc, _ = read_table(hand_kept_dir() / "cache-hints.yaml")
+    return frozenset(str(name).encode() for name in doc.get("intrinsics") or ())
 
 
 @functools.lru_cache(maxsize=16)
