@@ -5,9 +5,11 @@ kernel's warp arithmetic must be revisited by hand (headers.yaml says so at the 
 - A use of the API (`wmma::fragment`, `nvcuda::wmma::mma_sync`, `using namespace nvcuda;` before
   `wmma::` names) in a file that does not include `<mma.h>` itself (the names came through a project
   header) is an error finding too (HIP101): before, such a file got none.
-- A file that uses none of it (NWQ-Sim's sv_cuda.cuh includes `<mma.h>` and opens `using namespace
-  nvcuda;` for nothing) gets the include and the using-directive commented out (HIP160, info), so it
-  compiles; a file that includes it and uses names from it keeps the include's HIP101.
+- `using namespace nvcuda;` gets an empty `namespace nvcuda {}` declared at the top of the file (HIP160,
+  info): the directive compiles on AMD, and on HIP's NVIDIA platform the declaration only reopens CUDA's
+  namespace. NWQ-Sim opens it unconditionally and uses WMMA only under a project option.
+- A file that includes `<mma.h>` and uses none of it (NWQ-Sim's sv_cuda.cuh) gets the include commented
+  out (HIP160), so it compiles; a file that includes it and uses names from it keeps the include's HIP101.
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.rules import RuleResult
+from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _INCLUDE = lazy(rb"^[ \t]*#[ \t]*include[ \t]*<mma\.h>[^\n]*", re.M)
 _USING = lazy(rb"\busing\s+namespace\s+nvcuda\s*;")
+# at global scope, where the file's includes start (a directive inside a namespace finds it there)
+_EMPTY = b"namespace nvcuda {}  // hipify-py: HIP has no WMMA; `using namespace nvcuda;` compiles\n"
 # a name of the API: nvcuda::... (not the using-directive), or wmma::... where the file does not
 # declare a wmma of its own (`namespace wmma = rocwmma;` in HIP code)
 _USE = lazy(rb"\bnvcuda\s*::\s*\w+|(?<![\w:])wmma\s*::\s*\w+")
@@ -45,6 +50,14 @@ def wmma(ctx: Context) -> RuleResult:
         if not ctx.is_protected(m.start()) and ctx.classify(m.start(), m.start() + 1) in REWRITABLE
     ]
     usings = [m for m, where in ctx.code_matches(_USING) if where in REWRITABLE]
+    if usings and _EMPTY.rstrip() not in src:
+        result.requests.append(Insertion.helper(include_position(ctx), _EMPTY))
+    for m in usings:
+        message = (
+            "`using namespace nvcuda;`: HIP has no namespace nvcuda (WMMA); an empty one is declared at the "
+            "top, so the directive compiles, and WMMA names are reported where they are used"
+        )
+        result.diagnostics.append(ctx.diag("HIP160", m.start(), m.end(), message))
     if uses:
         if not includes:
             first = uses[0]
@@ -52,11 +65,10 @@ def wmma(ctx: Context) -> RuleResult:
             result.diagnostics.append(ctx.diag("HIP101", first.start(), first.end(), message))
             result.counts["unsupported"] += 1
         return result
-    for m in (*includes, *usings):
+    for m in includes:
         text = m.group()
         result.edits.append(Edit(m.start(), m.end(), b"// hipify-py: HIP has no WMMA: " + text.lstrip()))
-        what = "<mma.h>" if m in includes else "`using namespace nvcuda;`"
-        message = f"{what} commented out: HIP has no WMMA, and this file uses none of it"
+        message = "<mma.h> commented out: HIP has no WMMA, and this file uses none of it"
         result.diagnostics.append(ctx.diag("HIP160", m.start(), m.end(), message))
         result.settled.append((m.start(), m.end(), _SETTLES))
     return result
@@ -71,13 +83,15 @@ DECLARED = declare(
             "HIP160",
             "unused-wmma",
             Severity.INFO,
-            "WMMA included or opened but not used: commented out",
+            "WMMA's header where nothing uses it, or `using namespace nvcuda;`: made to compile",
             "Nothing to do; if another file used WMMA through this header, it is reported there (HIP101).",
             "HIP has no <mma.h> and no namespace nvcuda (rocWMMA is a different library, for 64-lane "
-            "wavefronts). A file that includes <mma.h> or opens `using namespace nvcuda;` and names "
-            "nothing of WMMA would fail only on the include or the directive: both are commented out. "
-            "A file that uses WMMA names keeps its HIP101, at the include or, where the names come "
-            "through another header, at the first use.",
+            "wavefronts). `using namespace nvcuda;` gets an empty `namespace nvcuda {}` at the top of the "
+            "file, so the directive compiles (on HIP's NVIDIA platform it reopens CUDA's namespace); an "
+            "include of "
+            "<mma.h> in a file that names nothing of WMMA is commented out. A file that uses WMMA names "
+            "keeps its HIP101, at the include or, where the names come through another header, at the "
+            "first use.",
         ),
     ),
     fixtures=("identifiers/*/wmma_*",),
