@@ -354,6 +354,11 @@ _AMD_TURN = re.compile(
 _VALUE_DEFINED = re.compile(rb"defined\((__HIPCC__|__CUDACC__|__NVCC__)\)")
 # rules/version_atoms.py: one toolkit comparison widened inside a condition
 _AMD_ATOM = re.compile(rb"\(([^()\n]*?) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)\)")
+# rules/nvcc_features.py: a test of an nvcc feature macro made to hold on AMD
+_FEATURE_TEST = re.compile(
+    rb"\(defined\((\w+)\) \|\| defined\(__HIP_PLATFORM_AMD__\)\)"
+    rb"|((?:(?<=#if )|(?<=# if ))!?defined\(\w+\)) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)"
+)
 
 
 def _conditions(text: bytes) -> bytes:
@@ -364,6 +369,7 @@ def _conditions(text: bytes) -> bytes:
     )
     text = _DEFINED.sub(lambda m: b"defined(" + (m.group(1) or m.group(2)) + b")", text)
     text = _DEVICE_PASS.sub(b"defined(__CUDA_ARCH__)", text)
+    text = _FEATURE_TEST.sub(lambda m: b"defined(" + m.group(1) + b")" if m.group(1) else m.group(2), text)
     text = _AMD_TURN.sub(rb"\1 \2", text)
     text = _AMD_ATOM.sub(rb"\1", text)
     return _VALUE_DEFINED.sub(rb"\1", text)
@@ -528,6 +534,8 @@ def check_file(
 
 _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?", re.M)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
+# rules/wmma.py: the empty namespace that lets `using namespace nvcuda;` compile
+_WMMA_NAMESPACE = re.compile(rb"^namespace nvcuda \{\}  // hipify-py:[^\n]*\n", re.M)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
 # what rules/vector_ops.py writes between its marker #if and #endif (HIP127: the user's operator wins)
 # (the block it writes before a `{` or `;` may have split that line: see _DECLARATOR_END)
@@ -577,7 +585,7 @@ def without_markers(text: bytes) -> bytes:
     the equivalents written for names the target lacks (shims)."""
     if b"hipify-py:" not in text:
         return text
-    text = _without_shim_blocks(text)
+    text = _without_shim_blocks(_WMMA_NAMESPACE.sub(b"", text))
     text = _without_prefer_blocks(_MARKER_COMMENT.sub(lambda m: m.group(1), text))
     drop: list[tuple[int, int]] = []
     stack: list[bool] = []

@@ -67,7 +67,9 @@ def wmma(ctx: Context) -> RuleResult:
         return result
     for m in includes:
         text = m.group()
-        result.edits.append(Edit(m.start(), m.end(), b"// hipify-py: HIP has no WMMA: " + text.lstrip()))
+        result.edits.append(
+            Edit(m.start(), m.end(), b"/* hipify-py: HIP has no WMMA: " + text.lstrip() + b" */")
+        )
         message = "<mma.h> commented out: HIP has no WMMA, and this file uses none of it"
         result.diagnostics.append(ctx.diag("HIP160", m.start(), m.end(), message))
         result.settled.append((m.start(), m.end(), _SETTLES))
