@@ -303,6 +303,12 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
     return out
 
 
+def _canonical_pastes(text: bytes) -> bytes:
+    return _DEFINE_LINE.sub(
+        lambda d: _PASTED_PREFIX.sub(lambda m: _PASTED_PREFIXES[m.group(1)], d.group()), text
+    )
+
+
 def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     """A line diff whose every hunk is equal once renames/launch/symbol/include edits are normalised."""
     if before.startswith(UTF8_BOM) != after.startswith(UTF8_BOM):
@@ -317,10 +323,8 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
-    if b"##" in before:
-        before = _DEFINE_LINE.sub(
-            lambda d: _PASTED_PREFIX.sub(lambda m: _PASTED_PREFIXES[m.group(1)], d.group()), before
-        )
+    if b"##" in before:  # both sides: a paste the translator keeps (`CUDA_##`, a project's constants)
+        before, after = _canonical_pastes(before), _canonical_pastes(after)
     prefixes = _paste_prefixes(before)  # the original's: both texts then spell each use alike
     before, after = _pasted_uses(before, prefixes), _pasted_uses(after, prefixes)
     before, after = _DECLARATOR_END.sub(b") ", before), _DECLARATOR_END.sub(b") ", after)

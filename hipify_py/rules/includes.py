@@ -21,7 +21,14 @@ from hipify_py.util.lazyre import lazy
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
 # NVIDIA's libcu++ headers (<cuda/pipeline>, <nv/target>): HIP has none of them (the atomics are written out).
+# Their names have no extension, as the standard library's: `<cuda/mpi_stub.h>` is a project's own header.
 _LIBCUXX_PREFIXES = (b"cuda/", b"nv/")
+
+
+def _libcudacxx(path: bytes) -> bool:
+    return path.startswith(_LIBCUXX_PREFIXES) and b"." not in path.rpartition(b"/")[2]
+
+
 # A UTF-8 BOM may precede the first directive of a file.
 _INCLUDE = lazy(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*(?:<([^>\n]+)>|"([^"\n]+)")', re.MULTILINE)
 
@@ -45,9 +52,9 @@ def rewrite_includes(ctx: Context) -> RuleResult:
     paths = [path.strip() for path in _INCLUDED_PATH.findall(ctx.source)]
     missing = ctx.options.missing_headers
     prefixes = tuple(prefix for prefix, _ in ctx.tables.header_prefixes)
-    if not any(
-        p in headers or p.startswith(prefixes) or p.startswith(_LIBCUXX_PREFIXES) for p in paths
-    ) and not any(is_missing(p.decode(errors="replace"), missing) for p in paths):
+    if not any(p in headers or p.startswith(prefixes) or _libcudacxx(p) for p in paths) and not any(
+        is_missing(p.decode(errors="replace"), missing) for p in paths
+    ):
         return result  # why first: no CUDA header, nothing to do, and the file need not be parsed
     for_target = renames_for(ctx.target).headers if ctx.target else {}
     for m in line_matches(_INCLUDE, ctx.source):
@@ -66,7 +73,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         if header is not None and rename is not None:  # the target's own counterpart (version-renames.yaml)
             header = header._replace(hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
         if header is None:
-            if group == 1 and path.strip().startswith(_LIBCUXX_PREFIXES):
+            if group == 1 and _libcudacxx(path.strip()):
                 message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"
                 result.diagnostics.append(ctx.diag("HIP101", path_start, path_end, message))
             _not_installed(ctx, path.strip().decode(errors="replace"), path_start, path_end, result)

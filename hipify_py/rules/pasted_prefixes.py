@@ -84,6 +84,9 @@ def _translate(
 ) -> None:
     prefix = paste.group(1)
     uses = list(_uses(ctx, macro.group(1), position, macro.end()))
+    if not uses:
+        _translate_unused(ctx, result, macro, paste, body_at, position)
+        return
     counterparts = []
     for start, end, suffix in uses:
         entry = ctx.tables.names.get(prefix + suffix)
@@ -133,6 +136,53 @@ def _translate(
 
 
 _IDENT = lazy(rb"[A-Za-z_]\w*")
+# API prefixes whose pasted names are the library's own functions and types (not `CUDA_`/`CU`: projects
+# paste those to their own constants, `CUDA_##NUM_THREADS`)
+_API_PREFIXES = frozenset((b"cuda", b"cublas", b"curand", b"cufft", b"cusparse"))
+
+
+def _translate_unused(
+    ctx: Context,
+    result: RuleResult,
+    macro: re.Match[bytes],
+    paste: re.Match[bytes],
+    body_at: int,
+    position: int,
+) -> None:
+    """A paste macro with no use in its file (a header that defines it for others: Celeritas'
+    `CELER_DEVICE_PREFIX(TOK) cuda##TOK`): the prefix the file's HIP definition of the same macro pastes,
+    else the family's for an API prefix. The uses elsewhere would name CUDA APIs, undeclared under hipcc."""
+    prefix = paste.group(1)
+    name = macro.group(1)
+    twin = _hip_twin(ctx, name, position, macro.start())
+    hip_prefix = twin if twin is not None else HIP_PREFIXES.get(prefix) if prefix in _API_PREFIXES else None
+    if hip_prefix is None:
+        return
+    at = body_at + paste.start(1)
+    result.edits.append(Edit(at, at + len(prefix), hip_prefix))
+    result.settled.append((macro.start(), macro.end(), _SETTLES))
+    why = "as the file's HIP definition of it does" if twin is not None else "the family's HIP prefix"
+    text = (
+        f"`{prefix.decode()}##` pasted in `{name.decode()}`, which this file does not use: "
+        f"`{hip_prefix.decode()}##`, {why}"
+    )
+    result.diagnostics.append(ctx.diag("HIP148", at, at + len(prefix), text))
+    result.counts["pasted prefixes"] += 1
+
+
+def _hip_twin(ctx: Context, name: bytes, position: int, skip: int) -> bytes | None:
+    """The HIP prefix another definition of macro `name` in the file pastes to its parameter at
+    `position` (`#elif CELERITAS_USE_HIP / #define CELER_DEVICE_PREFIX(TOK) hip##TOK`)."""
+    for other in _MACRO.finditer(ctx.source):
+        if other.group(1) != name or other.start() == skip:
+            continue
+        params = [p.strip() for p in other.group(2).split(b",")]
+        if position >= len(params):
+            continue
+        m = re.search(rb"\b(hip\w*|HIP\w*)\s*##\s*" + re.escape(params[position]) + rb"\b", other.group(3))
+        if m is not None and m.group(1) in HIP_PREFIXES.values():
+            return m.group(1)
+    return None
 
 
 def _argument_at(source: bytes, start: int, end: int, position: int, suffix: bytes) -> int | None:
@@ -167,10 +217,15 @@ def _uses(ctx: Context, name: bytes, position: int, after: int) -> list[tuple[in
         if ctx.classify(start, start + len(name)) not in REWRITABLE:
             continue
         args, end = _arguments(ctx.source, after + m.end())
-        if end < 0 or position >= len(args) or re.fullmatch(rb"\w+", args[position]) is None:
+        # one identifier, or a call (`DEVICE_CALL(Malloc(&p, n))` pastes `cudaMalloc(&p, n)`)
+        lead = _LEAD.fullmatch(args[position]) if end >= 0 and position < len(args) else None
+        if lead is None:
             return []
-        found.append((start, end, args[position]))
+        found.append((start, end, lead.group(1)))
     return found
+
+
+_LEAD = lazy(rb"([A-Za-z_]\w*)(?:\s*\(.*)?", re.S)
 
 
 def _arguments(source: bytes, at: int) -> tuple[list[bytes], int]:
