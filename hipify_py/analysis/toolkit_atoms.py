@@ -95,7 +95,7 @@ def opened_atoms(
         if atoms:
             candidates.append((start, end, text, atoms))
     found = [(s, e, t, _before(atoms)) for s, e, t, atoms in candidates]
-    chosen = choices_to_open(source, found, lacking)
+    chosen = choices_to_open(source, found, lacking, branches.opened)
     return {
         start: AtomTest(tuple(atoms), _after(source, text, end - len(text), atoms, hipcc))
         for start, end, text, atoms in candidates

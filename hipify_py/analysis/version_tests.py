@@ -9,7 +9,7 @@ Only where the test chooses between two implementations of one thing (`#if ... A
 #elif, both with code, the one ROCm would take neither testing __CUDA_ARCH__ nor holding inline asm): a
 test with no alternative, or whose branches only #define flags, gates a feature (CUDA 11 also brought
 Ampere's cp.async and L2 persistence, which HIP lacks), and ROCm keeps skipping it, unless it defines a
-function, type or macro that the file uses outside it (a use that another opened test reaches needs its
+function, type or macro that the branch another opened test gives ROCm uses (that use needs its
 declaration). A condition is opened everywhere in the file or nowhere, so that a declaration and its uses
 stay together. The exception is a branch hipcc takes that names the version macro in code (`#if
 CUDA_VERSION < 9010 LOG << CUDA_VERSION;`): undefined there, it cannot compile, so that test is opened
@@ -19,7 +19,7 @@ whatever its shape (`names_version_in_code`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from hipify_py.data.detector_data import LIBRARY_VERSION_MACROS
 from hipify_py.util.lazyre import lazy
@@ -65,17 +65,31 @@ def choices_to_open(
     source: bytes,
     candidates: Iterable[tuple[int, int, bytes, object]],
     lacking: frozenset[bytes] = frozenset(),
+    opened: Mapping[int, object] | None = None,
 ) -> dict[int, object]:
     """Of the HIP147 candidates (directive start, line end, condition, hipcc value), those to open:
     every test of their condition in the file is a two-way choice between code (see the docstring), and
     the branch ROCm would take then names no CUDA API of `lacking` (no HIP counterpart: OpenMM's
-    `#if CUDA_VERSION < 11020` keeps its fallback where the other branch asks NVRTC for its archs)."""
+    `#if CUDA_VERSION < 11020` keeps its fallback where the other branch asks NVRTC for its archs). A
+    one-way test opens where its branch declares a name that the branch ROCm now takes of another opened
+    test uses (these, or `opened`: directive start -> hipcc value before, already decided)."""
+    chosen = _choose(source, candidates, lacking, b"")
+    reached = _taken_text(source, {**(opened or {}), **chosen})
+    return _choose(source, candidates, lacking, reached) if reached else chosen
+
+
+def _choose(
+    source: bytes,
+    candidates: Iterable[tuple[int, int, bytes, object]],
+    lacking: frozenset[bytes],
+    reached: bytes,
+) -> dict[int, object]:
     by_condition: dict[bytes, list[tuple[int, object, bool]]] = {}
     for start, end, text, amd in candidates:
         key = b" ".join(text.split())
         branches = _two_way_branches(source, end)
-        if branches is None and amd is not None and not amd:
-            branches = _declaring_branch(source, end)  # ROCm would take it: its declarations join their uses
+        if branches is None and reached and amd is not None and not amd:
+            branches = _declaring_branch(source, end, reached)  # its declarations join their opened uses
         # the branch ROCm takes once opened (either, where the hipcc value is unknown: toolkit_atoms.py)
         taken = branches if branches is None or amd is None else (branches[-1] if amd else branches[0],)
         # what ROCm would compile: no CUDA name HIP lacks, no arch test or inline asm (the branch it leaves
@@ -85,6 +99,17 @@ def choices_to_open(
         )
         by_condition.setdefault(key, []).append((start, amd, ok))
     return {s: amd for group in by_condition.values() if all(ok for _, _, ok in group) for s, amd, _ in group}
+
+
+def _taken_text(source: bytes, opened: Mapping[int, object]) -> bytes:
+    """The code ROCm now compiles in the two-way tests opened at these directive starts."""
+    parts = []
+    for start, amd in opened.items():
+        end = source.find(b"\n", start)
+        branches = _two_way_branches(source, len(source) if end < 0 else end)
+        if branches is not None and amd is not None:
+            parts.append(branches[1] if amd else branches[0])
+    return b"\n".join(parts)
 
 
 _WORD = lazy(rb"[A-Za-z_]\w*")
@@ -103,21 +128,21 @@ def _two_way_branches(source: bytes, line_end: int) -> tuple[bytes, bytes] | Non
     return None
 
 
-def _declaring_branch(source: bytes, line_end: int) -> tuple[bytes] | None:
+def _declaring_branch(source: bytes, line_end: int, reached: bytes) -> tuple[bytes] | None:
     """The body of a one-way group (`#if ... #endif`, code, no __CUDA_ARCH__ or asm) that defines a
-    function, type or macro the file uses outside it: `#if CUDART_VERSION >= 9000 template <...> __device__
-    void warp_reduce(...) {...} #endif` beside `#if CUDART_VERSION > 9000 warp_reduce(s); #else ...`
-    (ELPA). Where the use is opened, its declaration must be too; None for any other group."""
+    function, type or macro that `reached` (code an opened test now gives ROCm) uses: `#if CUDART_VERSION
+    >= 9000 template <...> __device__ void warp_reduce(...) {...} #endif` beside `#if CUDART_VERSION > 9000
+    warp_reduce(s); #else ...` (ELPA). Where the use is opened, its declaration must be too; None for any
+    other group."""
     span = _one_way_body(source, line_end)
     if span is None:
         return None
     body = source[span[0] : span[1]]
     if _CODE_LINE.search(body) is None or _HARDWARE.search(body) is not None:
         return None
-    outside = source[: span[0]] + source[span[1] :]
     for m in _DECLARED.finditer(body):
         name = next(g for g in m.groups() if g is not None)
-        if name not in _KEYWORDS and re.search(rb"\b" + re.escape(name) + rb"\b", outside):
+        if name not in _KEYWORDS and re.search(rb"\b" + re.escape(name) + rb"\b", reached):
             return (body,)
     return None
 

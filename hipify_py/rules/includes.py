@@ -26,7 +26,10 @@ _LIBCUXX_PREFIXES = (b"cuda/", b"nv/")
 
 
 def _libcudacxx(path: bytes) -> bool:
-    return path.startswith(_LIBCUXX_PREFIXES) and b"." not in path.rpartition(b"/")[2]
+    # CCCL's experimental libraries (cudax) name theirs `.cuh`: <cuda/experimental/stf.cuh>
+    return path.startswith(_LIBCUXX_PREFIXES) and (
+        b"." not in path.rpartition(b"/")[2] or path.startswith(b"cuda/experimental/")
+    )
 
 
 # A UTF-8 BOM may precede the first directive of a file.
