@@ -384,9 +384,14 @@ def _ptx_builtins(text: bytes) -> bytes:
     if b"asm" not in text:
         return text
     from hipify_py.data.detector_data import PTX_EQUIVALENTS
-    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key
+    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key, moves
 
-    return _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
+    text = _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
+    out, pos = [], 0
+    for start, end, assignment in moves(text):
+        out += [text[pos:start], assignment]
+        pos = end
+    return b"".join(out) + text[pos:]
 
 
 def _paste_prefixes(text: bytes) -> dict[bytes, bytes]:

@@ -122,6 +122,7 @@ NOT_COMPILABLE = {
     "includes/libcudacxx_only.hip": "libcu++'s <cuda/stream_ref> has no HIP counterpart (HIP101)",
     "identifiers/hip64/wmma_through_header.hip": "WMMA has no HIP counterpart (HIP101), and the header is ours",
     "identifiers/hip64/wmma_used.hip": "WMMA has no HIP counterpart (HIP101)",
+    "device/ptx_equivalents_move_cross.hip": "inline PTX that reinterprets a float's bits (HIP204)",
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",

@@ -251,3 +251,17 @@ def test_cmake_modules_of_the_project_define_for_it(tmp_path: Path) -> None:
     module = "function(set_cuda_flags target)\n  target_compile_definitions(${target} PRIVATE -DPTX=1)\n"
     (root / "cmake/Utils.cmake").write_text(module + "endfunction()\n")
     assert ptx_finding(tmp_path, root / "src")["severity"] == "error"
+
+
+def test_cmake_modules_in_a_differently_named_folder_define_for_the_project(tmp_path: Path) -> None:
+    # QUICK keeps its modules in quick-cmake/ (QUICKCudaConfig.cmake appends -DUSE_LEGACY_ATOMICS);
+    # a folder that does not name CMake is no module folder
+    root = project(tmp_path, {"src/k.cu": KERNEL, "src/opts.h": ""})
+    (root / "k.cu").unlink()
+    module = "set(QUICK_FLAGS ${QUICK_FLAGS} -DPTX=1)\n"
+    (root / "tools").mkdir()
+    (root / "tools/Flags.cmake").write_text(module)
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "warning"
+    (root / "quick-cmake").mkdir()
+    (root / "quick-cmake/QUICKCudaConfig.cmake").write_text(module)
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "error"

@@ -171,7 +171,7 @@ def is_build_file(name: str) -> bool:
 def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: False) -> list[Path]:
     """Build files in the trees being converted, and beside them in their parent folders up to the
     repository root (a CMakeLists.txt one level up may add the -D for a converted `src/`), with the
-    CMake modules of those folders' `cmake/`."""
+    CMake modules of those folders' module folders (`cmake/`, `CMake/`, QUICK's `quick-cmake/`)."""
     found: dict[str, Path] = {}
     for root in roots:
         top = root if root.is_dir() else root.parent
@@ -185,17 +185,30 @@ def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: F
                 path = parent / name
                 if path.is_file():
                     found.setdefault(str(path), path)
-            for path in sorted((parent / "cmake").glob("*.cmake")):  # the project's modules: built_from
+            for path in _modules(parent):  # the project's modules: built_from
                 found.setdefault(str(path), path)
     return [found[k] for k in sorted(found)]
 
 
 def built_from(path: Path) -> Path:
-    """The folder whose sources a build file builds: its own, but a CMake module in `cmake/` serves the
-    project around it (XGBoost's cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 for src/)."""
-    if path.parent.name == "cmake" and path.suffix == ".cmake":
+    """The folder whose sources a build file builds: its own, but a CMake module in a module folder
+    serves the project around it (XGBoost's cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 for src/, QUICK's
+    quick-cmake/QUICKCudaConfig.cmake -DUSE_LEGACY_ATOMICS)."""
+    if _module_folder(path.parent.name) and path.suffix == ".cmake":
         return path.parent.parent
     return path.parent
+
+
+def _module_folder(name: str) -> bool:
+    return "cmake" in name.lower()
+
+
+def _modules(parent: Path) -> list[Path]:
+    try:
+        folders = [d for d in parent.iterdir() if d.is_dir() and _module_folder(d.name)]
+    except OSError:
+        return []
+    return sorted(path for folder in folders for path in folder.glob("*.cmake"))
 
 
 def _ancestors(folder: Path, limit: int = 4) -> list[Path]:

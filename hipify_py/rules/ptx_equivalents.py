@@ -1,5 +1,10 @@
 """Inline PTX with an exact HIP counterpart (`asm("trap;")`, `asm volatile("membar.gl;" ::: "memory")`):
-the statement becomes the HIP builtin instead of an error (HIP204), which would otherwise stop the build."""
+the statement becomes the HIP builtin instead of an error (HIP204), which would otherwise stop the build.
+
+A register move between two operands of one register class (`asm("mov.b64 %0, %1;" : "=l"(out) :
+"l"(in))`, QUICK's integer atomics) is an assignment: `((out) = (in))`. Within a class the two have the
+same width, so C++'s conversion between them keeps every bit, as the move does; a move across classes
+(`"=r"` from `"f"`: a reinterpretation) is left to HIP204."""
 
 from __future__ import annotations
 
@@ -16,6 +21,13 @@ _ASM_STATEMENT = lazy(
     rb'((?:"(?:[^"\\\n]|\\.)*"\s*)+)(?::\s*:\s*:\s*(?:"memory"\s*)?)?\)'
 )
 _STRING_BODY = lazy(rb'"((?:[^"\\\n]|\\.)*)"')
+# asm [volatile] ("mov.<type><bits> %0, %1;" : "=<c>"(  -- the operands are read by _operand
+_MOVE = lazy(
+    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
+    rb'"\s*mov\.([bus](?:16|32|64)|f32|f64)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=([hrlfd])"\s*\('
+)
+_INPUT = lazy(rb'\s*:\s*"([hrlfd])"\s*\(')
+_CLOSE = lazy(rb"\s*\)")
 _SETTLES = frozenset({"HIP204"})
 
 
@@ -36,7 +48,51 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
+    if b"mov." in ctx.source:
+        _moves(ctx, result)
     return result
+
+
+def _moves(ctx: Context, result: RuleResult) -> None:
+    for start, end, text in moves(ctx.source):
+        if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
+            continue
+        result.edits.append(Edit(start, end, text))
+        result.settled.append((start, end, _SETTLES))
+        result.counts["ptx_equivalents"] += 1
+
+
+def moves(source: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, assignment) of each register move within one class (scripts/realworld_check.py too)."""
+    found = []
+    for m in _MOVE.finditer(source):
+        out = _operand(source, m.end())
+        given = _INPUT.match(source, out[1] + 1) if out is not None else None
+        into = _operand(source, given.end()) if given is not None else None
+        close = _CLOSE.match(source, into[1] + 1) if into is not None else None
+        if out is None or given is None or into is None or close is None:
+            continue
+        if given.group(1) != m.group(2):
+            continue  # across register classes: a reinterpretation, not a copy
+        target, value = source[out[0] : out[1]], source[into[0] : into[1]]
+        found.append((m.start(), close.end(), b"((" + target + b") = (" + value + b"))"))
+    return found
+
+
+def _operand(source: bytes, at: int) -> tuple[int, int] | None:
+    """The span of an operand's expression from `at` (just after its `(`) to its `)` (excluded)."""
+    depth = 0
+    for i in range(at, min(len(source), at + 2048)):
+        c = source[i]
+        if c == 0x28:  # (
+            depth += 1
+        elif c == 0x29:  # )
+            if depth == 0:
+                return at, i
+            depth -= 1
+        elif c in b';{}"':
+            return None
+    return None
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
