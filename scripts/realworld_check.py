@@ -193,6 +193,10 @@ class Canon:
                 for t in {t for row in rows for t in (row.hip, row.roc) if t}:
                     names[t.encode()] = (hip.encode(),)
         names[b"__NVCC__"] = (b"__HIPCC__",)  # rules/nvcc_guards.py: a test around GPU code (HIP137)
+        from hipify_py.data.detector_data import FUNCTION_VALUES  # rules/function_values.py (HIP161)
+
+        for cuda, hip in FUNCTION_VALUES.items():
+            names[hip] = names.get(cuda, (hip,))
         names.update(_pasted_suffixes(tables, names))
         # version-dependent renames (data/renames.py): every range's HIP name compares as the CUDA name
         from hipify_py.data.renames import load_table as load_renames

@@ -158,6 +158,13 @@ EXTRA_CUDA_FAMILIES = frozenset(
     (b"CU_MEMCPY_", b"CUDA_API_", b"CU_LAUNCH_", b"CU_GREEN_", b"CU_DEV_SM_", b"CUDA_GRAPH_")
 )
 
+# CUDA functions whose calls get an argument more on HIP (call-adaptations.yaml: cudaMallocHost(p, n) ->
+# hipHostMalloc(p, n, hipHostMallocDefault)), and the HIP function with CUDA's own signature that a use
+# other than a call (a function pointer: NWChem's `morecore(cudaMallocHost, bytes)`) must name
+# (hip_runtime_api.h of HIP 5.2, ROCm 6.4 and 7.2: `hipError_t hipMallocHost(void** ptr, size_t size)`,
+# deprecated in favour of hipHostMalloc).
+FUNCTION_VALUES = {b"cudaMallocHost": b"hipMallocHost"}
+
 # nvcc's feature-test macros for what hip-clang always does, with the nvcc flag that defines each (CUDA
 # nvcc documentation, 11-13): hip-clang takes constexpr functions in device code (they are implicitly
 # __host__ __device__) and __device__ lambdas in host code without a flag, and defines neither macro
