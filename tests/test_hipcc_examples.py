@@ -120,7 +120,7 @@ NOT_COMPILABLE = {
     "includes/comments_and_quotes.hip": "includes a user header that does not exist",
     "includes/no_counterpart_libs.hip": "cuBLASXt, libcu++ and NVSHMEM have no HIP counterpart (HIP101)",
     "includes/libcudacxx_only.hip": "libcu++'s <cuda/stream_ref> has no HIP counterpart (HIP101)",
-    "identifiers/hip64/wmma_through_header.hip": "WMMA has no HIP counterpart (HIP101), and the header is ours",
+    "identifiers/hip64/wmma_through_header.hip": "WMMA has no HIP counterpart (HIP101); its header is ours",
     "identifiers/hip64/wmma_used.hip": "WMMA has no HIP counterpart (HIP101)",
     "device/ptx_equivalents_move_cross.hip": "inline PTX that reinterprets a float's bits (HIP204)",
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",

@@ -88,11 +88,19 @@ def test_symbol_with_template_comma_is_one_macro_argument() -> None:
     assert b"hipMemcpyToSymbol(HIP_SYMBOL((T<float, 8>::data)), h, 32)" in translate(source).text
 
 
-def test_token_pasted_cuda_names_are_reported_not_rewritten() -> None:
+def test_token_pasted_cuda_prefix_with_no_use_here_becomes_the_family_prefix() -> None:
+    # the macro's users are other files: every name they paste would be CUDA's (rules/pasted_prefixes.py)
     source = b"#define CALL(name, ...) cuda##name(__VA_ARGS__)\n"
     result = translate(source)
+    assert result.text == source.replace(b"cuda##", b"hip##")
+    assert [(d.line, d.col, d.rule) for d in result.diagnostics] == [(1, 25, "HIP148")]
+
+
+def test_token_pasted_constant_prefix_is_reported_not_rewritten() -> None:
+    source = b"#define LIMIT(name) CUDA_##name\n"  # a project's own constants, as often as CUDA's
+    result = translate(source)
     assert result.text == source
-    assert [(d.line, d.col, d.rule) for d in result.diagnostics] == [(1, 25, "HIP102")]
+    assert [(d.line, d.col, d.rule) for d in result.diagnostics] == [(1, 21, "HIP102")]
 
 
 def test_bom_stays_first() -> None:

@@ -103,12 +103,18 @@ def _build_table(path: Path | None = None) -> tuple[Adaptation, ...]:
     return tuple(_row(raw, sources, i) for i, raw in enumerate(doc.get("adaptations") or ()))
 
 
+@functools.lru_cache(maxsize=16)
 def adapted_words(target: str) -> frozenset[bytes]:
     """The CUDA names the target gets an equivalent for, though the tables give them no HIP counterpart:
     this table's rows but `missing` ones, and the cache-hint loads and stores (rules/cache_hints.py
     writes a helper for any type the target lacks)."""
     rows = frozenset(name.encode() for name, row in rows_for(target).items() if row.op != "missing")
-    return rows | derived.load("cache-hint-names", _cache_hint_names)
+    return rows | cache_hint_names()
+
+
+@functools.lru_cache(maxsize=1)
+def cache_hint_names() -> frozenset[bytes]:
+    return derived.load("cache-hint-names", _cache_hint_names)
 
 
 def _cache_hint_names() -> frozenset[bytes]:

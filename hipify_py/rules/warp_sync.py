@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.data.adaptations import Adaptation, row_words, rows_for
+from hipify_py.data.adaptations import Adaptation, adapted_words, row_words, rows_for
 from hipify_py.data.adaptations import load_table as _adaptations_table
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import COPY_MARK, Edit
@@ -269,6 +269,6 @@ DECLARED = declare(
         ),
     ),
     tables=(_adaptations_table,),
-    views=(row_words,),
+    views=(row_words, adapted_words),
     fixtures=("warp_sync",),
 )
