@@ -64,7 +64,7 @@ def convert_launches(ctx: Context) -> RuleResult:
             filled.append(m)
             continue
         call = _launch_call(node)
-        edits = _edits(source, call, 0, keep) if call is not None else None
+        edits = _edits(source, call, 0, keep or _a_value(call)) if call is not None else None
         if edits is None:
             edits = _braced_edits(source, m, keep)
         if edits is None and call is None:
@@ -81,6 +81,14 @@ def convert_launches(ctx: Context) -> RuleResult:
         if not _defines_launch_macro(body):
             _convert_in_macro(ctx, body, result)
     return result
+
+
+def _a_value(call: Node) -> bool:
+    """A launch used as a value (`CHECK((k<<<g, b>>>()))`, `return k<<<g, b>>>();`): hipLaunchKernelGGL is
+    a statement (`do { ... } while (0)`), so there the `<<<>>>` stays, which HIP compiles too. A whole
+    macro argument (`CHECK(k<<<g, b>>>())`) is most often a statement in the macro's body: converted."""
+    parent = call.parent
+    return parent is not None and parent.type not in ("expression_statement", "argument_list", "ERROR")
 
 
 def _defines_launch_macro(body: Node) -> bool:
