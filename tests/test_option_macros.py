@@ -255,12 +255,12 @@ def test_cmake_modules_of_the_project_define_for_it(tmp_path: Path) -> None:
 
 def test_cmake_modules_in_a_differently_named_folder_define_for_the_project(tmp_path: Path) -> None:
     # QUICK keeps its modules in quick-cmake/ (QUICKCudaConfig.cmake appends -DUSE_LEGACY_ATOMICS);
-    # a folder that does not name CMake is no module folder
+    # a folder whose name does not say it holds CMake modules is no module folder
     root = project(tmp_path, {"src/k.cu": KERNEL, "src/opts.h": ""})
     (root / "k.cu").unlink()
     module = "set(QUICK_FLAGS ${QUICK_FLAGS} -DPTX=1)\n"
-    (root / "tools").mkdir()
-    (root / "tools/Flags.cmake").write_text(module)
+    (root / "test_cmake_flags").mkdir()  # the word alone (a sibling test's folder) names no module folder
+    (root / "test_cmake_flags/Flags.cmake").write_text(module)
     assert ptx_finding(tmp_path, root / "src")["severity"] == "warning"
     (root / "quick-cmake").mkdir()
     (root / "quick-cmake/QUICKCudaConfig.cmake").write_text(module)

@@ -200,7 +200,12 @@ def built_from(path: Path) -> Path:
 
 
 def _module_folder(name: str) -> bool:
-    return "cmake" in name.lower()
+    """A folder of CMake modules by its name: `cmake/`, `CMakeModules/`, `cmake_modules/`, or a project's
+    own `<name>-cmake/` (QUICK's quick-cmake/); not any folder whose name holds the word."""
+    low = name.lower()
+    return low in ("cmake", "cmakemodules", "cmake_modules", "cmake-modules") or low.endswith(
+        ("-cmake", "_cmake")
+    )
 
 
 def _modules(parent: Path) -> list[Path]:
