@@ -104,12 +104,9 @@ def _translate(
     if not shares:
         return
     hip_prefix = shares.most_common(1)[0][0]
-    at = body_at + paste.start(1)
-    result.edits.append(Edit(at, at + len(prefix), hip_prefix))
-    result.settled.append((macro.start(), macro.end(), _SETTLES))
     name = macro.group(1).decode()
     text = f"`{prefix.decode()}##` pasted in `{name}` builds HIP names: `{hip_prefix.decode()}##`"
-    result.diagnostics.append(ctx.diag("HIP148", at, at + len(prefix), text))
+    _paste_hip_prefix(ctx, result, macro, body_at + paste.start(1), prefix, hip_prefix, text)
     runtime = hip_identifiers(ctx.options.hip_version)[0] if hip_prefix == b"hip" else None
     for start, end, suffix, hip in counterparts:
         if hip == hip_prefix + suffix:
@@ -158,16 +155,22 @@ def _translate_unused(
     hip_prefix = twin if twin is not None else HIP_PREFIXES.get(prefix) if prefix in _API_PREFIXES else None
     if hip_prefix is None:
         return
-    at = body_at + paste.start(1)
-    result.edits.append(Edit(at, at + len(prefix), hip_prefix))
-    result.settled.append((macro.start(), macro.end(), _SETTLES))
     why = "as the file's HIP definition of it does" if twin is not None else "the family's HIP prefix"
     text = (
         f"`{prefix.decode()}##` pasted in `{name.decode()}`, which this file does not use: "
         f"`{hip_prefix.decode()}##`, {why}"
     )
-    result.diagnostics.append(ctx.diag("HIP148", at, at + len(prefix), text))
+    _paste_hip_prefix(ctx, result, macro, body_at + paste.start(1), prefix, hip_prefix, text)
     result.counts["pasted prefixes"] += 1
+
+
+def _paste_hip_prefix(
+    ctx: Context, result: RuleResult, macro: re.Match[bytes], at: int, prefix: bytes, hip: bytes, text: str
+) -> None:
+    """The pasted prefix at `at` becomes `hip`; the macro's HIP102 is settled, HIP148 says why."""
+    result.edits.append(Edit(at, at + len(prefix), hip))
+    result.settled.append((macro.start(), macro.end(), _SETTLES))
+    result.diagnostics.append(ctx.diag("HIP148", at, at + len(prefix), text))
 
 
 def _hip_twin(ctx: Context, name: bytes, position: int, skip: int) -> bytes | None:
