@@ -4,7 +4,11 @@ the statement becomes the HIP builtin instead of an error (HIP204), which would 
 A register move between two operands of one register class (`asm("mov.b64 %0, %1;" : "=l"(out) :
 "l"(in))`, QUICK's integer atomics) is an assignment: `((out) = (in))`. Within a class the two have the
 same width, so C++'s conversion between them keeps every bit, as the move does; a move across classes
-(`"=r"` from `"f"`: a reinterpretation) is left to HIP204."""
+(`"=r"` from `"f"`: a reinterpretation) is left to HIP204.
+
+A prefetch (`asm("prefetch.global.L1 [%0];" :: "l"(p))`, `prefetchu.L1`, `prefetch.global.L2::evict_last`,
+GROMACS' halo exchange) is a cache hint with no effect on any value: its address is evaluated and
+discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the line anyway."""
 
 from __future__ import annotations
 
@@ -27,6 +31,13 @@ _MOVE = lazy(
     rb'"\s*mov\.([bus](?:16|32|64)|f32|f64)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=([hrlfd])"\s*\('
 )
 _INPUT = lazy(rb'\s*:\s*"([hrlfd])"\s*\(')
+# asm [volatile] ("prefetch[u][.space].level[::eviction] [%0];" :: "l"(  -- the address is read by _operand
+_PREFETCH = lazy(
+    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
+    rb'"\s*prefetchu?(?:\.(?:global|local))?\.L[12](?:::evict_\w+)?\s+\[\s*%0\s*\]\s*;?\s*"'
+    rb'\s*:\s*:\s*"[lr]"\s*\('
+)
+_CLOBBER_CLOSE = lazy(rb'\s*(?::\s*(?:"memory"\s*)?)?\)')
 _CLOSE = lazy(rb"\s*\)")
 _SETTLES = frozenset({"HIP204"})
 
@@ -48,13 +59,13 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
-    if b"mov." in ctx.source:
-        _moves(ctx, result)
+    if b"mov." in ctx.source or b"prefetch" in ctx.source:
+        _operand_forms(ctx, result)
     return result
 
 
-def _moves(ctx: Context, result: RuleResult) -> None:
-    for start, end, text in moves(ctx.source):
+def _operand_forms(ctx: Context, result: RuleResult) -> None:
+    for start, end, text in moves(ctx.source) + prefetches(ctx.source):
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
         result.edits.append(Edit(start, end, text))
@@ -76,6 +87,18 @@ def moves(source: bytes) -> list[tuple[int, int, bytes]]:
             continue  # across register classes: a reinterpretation, not a copy
         target, value = source[out[0] : out[1]], source[into[0] : into[1]]
         found.append((m.start(), close.end(), b"((" + target + b") = (" + value + b"))"))
+    return found
+
+
+def prefetches(source: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, `((void)(address))`) of each prefetch of one address (scripts/realworld_check.py too)."""
+    found = []
+    for m in _PREFETCH.finditer(source):
+        address = _operand(source, m.end())
+        close = _CLOBBER_CLOSE.match(source, address[1] + 1) if address is not None else None
+        if address is None or close is None:
+            continue
+        found.append((m.start(), close.end(), b"((void)(" + source[address[0] : address[1]] + b"))"))
     return found
 
 
