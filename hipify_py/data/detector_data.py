@@ -165,6 +165,32 @@ EXTRA_CUDA_FAMILIES = frozenset(
 # deprecated in favour of hipHostMalloc).
 FUNCTION_VALUES = {b"cudaMallocHost": b"hipMallocHost"}
 
+# The opaque structs behind CUDA's library handles (cublas_api.h: `typedef struct cublasContext
+# *cublasHandle_t;`, cusparse.h, cusolverDn.h/cusolverSp.h, cublasLt.h, driver_types.h/cuda.h for the
+# external memory and semaphore handles, CUDA 11-13), which code names to hold a handle
+# (`std::unique_ptr<cublasContext, Deleter>`, `std::remove_pointer_t`), and the HIP handle each becomes.
+# Where the target's HIP handle is `void*` (mappings/probed/void-handles-<v>.yaml), its pointee is void.
+HANDLE_STRUCTS = {
+    b"cublasContext": b"hipblasHandle_t",
+    b"cublasLtContext": b"hipblasLtHandle_t",
+    b"cusparseContext": b"hipsparseHandle_t",
+    b"cusparseMatDescr": b"hipsparseMatDescr_t",
+    b"cusparseDnMatDescr": b"hipsparseDnMatDescr_t",
+    b"cusparseDnVecDescr": b"hipsparseDnVecDescr_t",
+    b"cusparseSpVecDescr": b"hipsparseSpVecDescr_t",
+    b"cusparseColorInfo": b"hipsparseColorInfo_t",
+    b"cusparseHybMat": b"hipsparseHybMat_t",
+    b"cusolverDnContext": b"hipsolverHandle_t",
+    b"cusolverSpContext": b"hipsolverSpHandle_t",
+    b"cusolverDnParams": b"hipsolverDnParams_t",
+    b"syevjInfo": b"hipsolverSyevjInfo_t",
+    b"gesvdjInfo": b"hipsolverGesvdjInfo_t",
+    b"CUexternalMemory_st": b"hipExternalMemory_t",
+    b"CUextMemory_st": b"hipExternalMemory_t",
+    b"CUexternalSemaphore_st": b"hipExternalSemaphore_t",
+    b"CUextSemaphore_st": b"hipExternalSemaphore_t",
+}
+
 # nvcc's feature-test macros for what hip-clang always does, with the nvcc flag that defines each (CUDA
 # nvcc documentation, 11-13): hip-clang takes constexpr functions in device code (they are implicitly
 # __host__ __device__) and __device__ lambdas in host code without a flag, and defines neither macro
