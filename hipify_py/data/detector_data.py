@@ -165,6 +165,44 @@ EXTRA_CUDA_FAMILIES = frozenset(
 # deprecated in favour of hipHostMalloc).
 FUNCTION_VALUES = {b"cudaMallocHost": b"hipMallocHost"}
 
+# CUDA runtime errors HIP has no enumerator for and so never returns, with their value in CUDA's
+# driver_types.h (CUDA 11-13; values kept since they were added). No hipError_t enumerator of HIP 5.2,
+# ROCm 6.4 or 7.2 has one of these values (tests/test_never_returned.py reads each release's
+# hip_runtime_api.h), so `err == cudaErrorDevicesUnavailable` written `err == ((hipError_t)46)` never
+# holds on AMD, as no HIP call reports it, and a `case` of it is a case no call reaches.
+NEVER_RETURNED_ERRORS = {
+    b"cudaErrorInvalidHostPointer": 16,
+    b"cudaErrorInvalidTextureBinding": 19,
+    b"cudaErrorInvalidFilterSetting": 26,
+    b"cudaErrorInvalidNormSetting": 27,
+    b"cudaErrorStubLibrary": 34,
+    b"cudaErrorCallRequiresNewerDriver": 36,
+    b"cudaErrorInvalidSurface": 37,
+    b"cudaErrorDuplicateVariableName": 43,
+    b"cudaErrorDuplicateTextureName": 44,
+    b"cudaErrorDuplicateSurfaceName": 45,
+    b"cudaErrorDevicesUnavailable": 46,
+    b"cudaErrorIncompatibleDriverContext": 49,
+    b"cudaErrorLaunchMaxDepthExceeded": 65,
+    b"cudaErrorLaunchFileScopedTex": 66,
+    b"cudaErrorLaunchFileScopedSurf": 67,
+    b"cudaErrorSyncDepthExceeded": 68,
+    b"cudaErrorLaunchPendingCountExceeded": 69,
+    b"cudaErrorDeviceNotLicensed": 102,
+    b"cudaErrorStartupFailure": 127,
+    b"cudaErrorTooManyPeers": 711,
+    b"cudaErrorHardwareStackError": 714,
+    b"cudaErrorIllegalInstruction": 715,
+    b"cudaErrorMisalignedAddress": 716,
+    b"cudaErrorInvalidAddressSpace": 717,
+    b"cudaErrorInvalidPc": 718,
+    b"cudaErrorNotPermitted": 800,
+    b"cudaErrorSystemNotReady": 802,
+    b"cudaErrorSystemDriverMismatch": 803,
+    b"cudaErrorCompatNotSupportedOnDevice": 804,
+    b"cudaErrorTimeout": 909,
+}
+
 # The opaque structs behind CUDA's library handles (cublas_api.h: `typedef struct cublasContext
 # *cublasHandle_t;`, cusparse.h, cusolverDn.h/cusolverSp.h, cublasLt.h, driver_types.h/cuda.h for the
 # external memory and semaphore handles, CUDA 11-13), which code names to hold a handle
