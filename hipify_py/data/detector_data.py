@@ -203,6 +203,23 @@ NEVER_RETURNED_ERRORS = {
     b"cudaErrorTimeout": 909,
 }
 
+# CUDA's shared-memory carveout preferences (driver_types.h: enum cudaSharedCarveout { ..Default = -1,
+# ..MaxShared = 100, ..MaxL1 = 0 }; cuda.h: CUshared_carveout, CU_SHAREDMEM_CARVEOUT_*, the same values,
+# CUDA 9-13): percentages for cudaFuncAttributePreferredSharedMemoryCarveout, which HIP has
+# (hipFuncAttributePreferredSharedMemoryCarveout = 9: "the percentage of total shared memory allocated as
+# the shared memory carveout", hip_runtime_api.h of HIP 5.2, ROCm 6.4 and 7.2) without names for them.
+CARVEOUT_VALUES = {
+    b"cudaSharedmemCarveoutDefault": b"(-1)",
+    b"cudaSharedmemCarveoutMaxShared": b"100",
+    b"cudaSharedmemCarveoutMaxL1": b"0",
+    b"CU_SHAREDMEM_CARVEOUT_DEFAULT": b"(-1)",
+    b"CU_SHAREDMEM_CARVEOUT_MAX_SHARED": b"100",
+    b"CU_SHAREDMEM_CARVEOUT_MAX_L1": b"0",
+    b"cudaSharedCarveout": b"int",
+    b"CUshared_carveout": b"int",
+    b"CUshared_carveout_enum": b"int",
+}
+
 # The opaque structs behind CUDA's library handles (cublas_api.h: `typedef struct cublasContext
 # *cublasHandle_t;`, cusparse.h, cusolverDn.h/cusolverSp.h, cublasLt.h, driver_types.h/cuda.h for the
 # external memory and semaphore handles, CUDA 11-13), which code names to hold a handle
