@@ -29,6 +29,7 @@ from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.declared import holds_an_address
 from hipify_py.data import derived
 from hipify_py.data.mappings import generated_dir, hand_kept_dir, probed_dir
+from hipify_py.data.renames import renames_for
 from hipify_py.data.schema import Entry
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.data.version_ranges import holds_for
@@ -154,10 +155,14 @@ def adapt_calls(ctx: Context) -> RuleResult:
     result = RuleResult()
     table = load_call_table(ctx.options.hip_version)
     finder: CallFinder | None = None
+    # why: a name the target renames (version-renames.yaml: cuMemcpy -> hipMemcpy) is HIP's call too
+    renamed = renames_for(ctx.target).names if ctx.target else {}
     for m in table.finder.finditer(ctx.source, ctx.identifiers):
         name = m.group()
         entry = ctx.tables.names.get(name)
         target = written_target(entry, ctx.options.roc) if entry is not None else None
+        if target is None and name in renamed and not ctx.options.roc:
+            target = "hip"
         start, end = m.span()
         if target is None or ctx.is_protected(start) or ctx.classify(start, end) not in REWRITABLE:
             continue
