@@ -220,6 +220,15 @@ CARVEOUT_VALUES = {
     b"CUshared_carveout_enum": b"int",
 }
 
+# CUDA library structs whose HIP counterpart is a typedef of another struct, per platform: hiprand.h's
+# hiprandGenerator_st is `typedef struct rocrand_generator_base_type hiprandGenerator_st;` on AMD
+# (hiprand_rocm.h) and `typedef struct curandGenerator_st hiprandGenerator_st;` on NVIDIA
+# (hiprand_nvcc.h), ROCm 6.4 and 7.2 (HIP 5.2's hiprand the same). A forward declaration of the CUDA
+# struct (`struct curandGenerator_st;`, so a header need not include curand.h) must declare that typedef.
+FORWARD_TYPEDEF_STRUCTS = {
+    b"curandGenerator_st": (b"hiprandGenerator_st", b"rocrand_generator_base_type"),
+}
+
 # The opaque structs behind CUDA's library handles (cublas_api.h: `typedef struct cublasContext
 # *cublasHandle_t;`, cusparse.h, cusolverDn.h/cusolverSp.h, cublasLt.h, driver_types.h/cuda.h for the
 # external memory and semaphore handles, CUDA 11-13), which code names to hold a handle
