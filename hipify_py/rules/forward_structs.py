@@ -49,7 +49,7 @@ def typedef_forward_structs(ctx: Context) -> RuleResult:
         hip, amd_tag = FORWARD_TYPEDEF_STRUCTS[cuda]
         text = nl.join(
             (
-                "#if defined(__HIP_PLATFORM_NVIDIA__)",
+                "#if defined(__HIPCC__) && defined(__HIP_PLATFORM_NVIDIA__)",  # a second run skips HIP code
                 f"typedef struct {cuda.decode()} {hip.decode()};",
                 "#else",
                 f"typedef struct {amd_tag.decode()} {hip.decode()};",
