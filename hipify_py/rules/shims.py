@@ -109,8 +109,28 @@ def insert_shims(ctx: Context) -> RuleResult:
         rule = "HIP223" if shim.device or shim.overload is not None else "HIP134"
         result.diagnostics.append(ctx.diag(rule, *first, _message(shim, target, ctx.lines.line_col(at)[0])))
         result.counts["shims"] += 1
-    result.requests.extend(Insertion.helper(at, b"".join(texts)) for at, texts in blocks.items())
+    result.requests.extend(
+        Insertion.helper(at, _at_file_scope(ctx, at, b"".join(texts), nl)) for at, texts in blocks.items()
+    )
     return result
+
+
+def _at_file_scope(ctx: Context, at: int, text: bytes, nl: bytes) -> bytes:
+    """A shim placed inside a namespace (`namespace kernel_float { #if ... <use>`) closes and reopens it
+    around itself: HIP's functions are global, and a namespace's `__hneu2(bf16)` would hide HIP's
+    `__hneu2(__half2)` from every call in that namespace."""
+    headers = []
+    node = ctx.root.descendant_for_byte_range(at, at)
+    while node is not None:
+        body = node.child_by_field_name("body") if node.type == "namespace_definition" else None
+        if body is not None and body.start_byte < at < body.end_byte:
+            headers.append(ctx.source[node.start_byte : body.start_byte + 1])
+        node = node.parent
+    if not headers:
+        return text
+    close = b"".join(b"}  // hipify-py: HIP's functions are global" + nl for _ in headers)
+    reopen = b"".join(header + nl for header in reversed(headers))
+    return close + text + reopen
 
 
 @functools.lru_cache(maxsize=16)
