@@ -177,7 +177,10 @@ def _group(source: bytes, line_end: int) -> tuple[list[tuple[int, int]], list[by
 _DECLARED = lazy(
     rb"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
     rb"|\b(?:struct|class|union|enum)\s+([A-Za-z_]\w*)\s*[:{]"
-    rb"|^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)",
+    rb"|^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+    # a variable: `cudaDataType_t A_type = CUDA_R_32F;`, `int algo;` (DeepBench's GEMM setup)
+    rb"|^[ \t]*(?!(?:return|delete|throw|goto|case|else|using|typedef|new)\b)(?:const[ \t]+|static[ \t]+)*"
+    rb"[A-Za-z_][\w:]*(?:<[^;{}\n]*>)?[ \t*&]+([A-Za-z_]\w*)[ \t]*(?:=|;|\[)",
     re.M,
 )
 _KEYWORDS = frozenset((b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof"))
