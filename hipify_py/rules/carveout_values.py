@@ -48,7 +48,7 @@ DECLARED = declare(
             "carveout-value",
             Severity.INFO,
             "A named shared-memory carveout preference: the percentage it is",
-            "Nothing to do.",
+            "Nothing to do; HIP takes the same percentage for the attribute.",
             "cudaSharedmemCarveoutDefault (-1), cudaSharedmemCarveoutMaxShared (100) and "
             "cudaSharedmemCarveoutMaxL1 (0), and the driver's CU_SHAREDMEM_CARVEOUT_*, are the percentages "
             "that cudaFuncAttributePreferredSharedMemoryCarveout takes; HIP has the attribute "

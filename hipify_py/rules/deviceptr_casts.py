@@ -71,7 +71,7 @@ DECLARED = declare(
             "deviceptr-cast",
             Severity.INFO,
             "A named cast to CUdeviceptr: a C cast to hipDeviceptr_t",
-            "Nothing to do.",
+            "Nothing to do; the cast converts as the named one did on CUDA.",
             "CUDA's CUdeviceptr is an unsigned integer; HIP's hipDeviceptr_t is `void*` on AMD (CUdeviceptr "
             "on HIP's NVIDIA platform). `reinterpret_cast<CUdeviceptr>(p)` of a const pointer, or "
             "`static_cast<CUdeviceptr>(n)` of an integer, does not compile for a `void*`; the C cast "

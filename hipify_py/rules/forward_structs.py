@@ -86,7 +86,7 @@ DECLARED = declare(
             "forward-struct-typedef",
             Severity.INFO,
             "A forward declaration of a CUDA library struct whose HIP counterpart is a typedef: that typedef",
-            "Nothing to do.",
+            "Nothing to do; hiprand.h may follow the declaration.",
             "`struct curandGenerator_st;` lets a header name cuRAND's generator without curand.h. hipRAND's "
             "hiprandGenerator_st is `typedef struct rocrand_generator_base_type hiprandGenerator_st;` on AMD "
             "(CUDA's struct on HIP's NVIDIA platform), so `struct hiprandGenerator_st;` would clash with "
