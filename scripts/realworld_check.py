@@ -324,6 +324,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _REGISTER.sub(b"", before), _REGISTER.sub(b"", after)
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
+    before = _value_rewrites(before)
     after = _CACHE_HINT_HELPER.sub(b"__", after)
     before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
@@ -396,6 +397,40 @@ def _ptx_builtins(text: bytes) -> bytes:
         out += [text[pos:start], assignment]
         pos = end
     return b"".join(out) + text[pos:]
+
+
+def _value_rewrites(text: bytes) -> bytes:
+    """The original with the rewrites that replace a CUDA name by a value or a cast, as the rules write
+    them: never-returned errors (HIP164), carveout percentages (HIP165), CUdeviceptr casts (HIP162),
+    handle structs (HIP163), library prefix macros (HIP167)."""
+    from hipify_py.data.detector_data import CARVEOUT_VALUES, HANDLE_STRUCTS, NEVER_RETURNED_ERRORS
+    from hipify_py.rules.deviceptr_casts import c_casts
+    from hipify_py.rules.prefix_macros import _DEFINE, LIBRARY_PREFIXES
+
+    if b"cudaError" in text:
+        names = b"|".join(NEVER_RETURNED_ERRORS)
+        text = re.sub(
+            rb"(?<!case )(?<![\w$.>:])(" + names + rb")\b",
+            lambda m: b"((hipError_t)%d)" % NEVER_RETURNED_ERRORS[m.group(1)],
+            text,
+        )
+    if b"arveout" in text or b"ARVEOUT" in text:
+        names = b"|".join(CARVEOUT_VALUES)
+        text = re.sub(
+            rb"(?<![\w$.>:])(?<!enum )(" + names + rb")\b", lambda m: CARVEOUT_VALUES[m.group(1)], text
+        )
+    if b"CUdeviceptr" in text:
+        out, pos = [], 0
+        for start, open_, close in c_casts(text):
+            out += [text[pos:start], b"((CUdeviceptr)", text[open_ : close + 1], b")"]
+            pos = close + 1
+        text = b"".join(out) + text[pos:]
+    if any(name in text for name in HANDLE_STRUCTS):
+        names = b"|".join(HANDLE_STRUCTS)
+        text = re.sub(
+            rb"(?<![\w$:.>])(?:(?:struct|class)\s+)?(?:" + names + rb")\b(?!\s*[;{:])", b"void", text
+        )
+    return _DEFINE.sub(lambda m: m.group().replace(m.group(1), LIBRARY_PREFIXES[m.group(1)], 1), text)
 
 
 def _paste_prefixes(text: bytes) -> dict[bytes, bytes]:
@@ -549,6 +584,16 @@ _MARKER_IF = re.compile(rb"^[ \t]*#[ \t]*if\b[^\n]*//[ \t]*hipify-py:[^\n]*\n?",
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b[^\n]*\n?", re.M)
 # rules/wmma.py: the empty namespace that lets `using namespace nvcuda;` compile
 _WMMA_NAMESPACE = re.compile(rb"^namespace nvcuda \{\}  // hipify-py:[^\n]*\n", re.M)
+# rules/shims.py: a namespace closed and reopened around a shim, which goes to file scope
+_NAMESPACE_AROUND_SHIM = re.compile(
+    rb"^\}  // hipify-py: HIP's functions are global\r?\n|^[^\n]*\{  // hipify-py: reopened\r?\n", re.M
+)
+# rules/forward_structs.py: a forward-declared struct written as HIP's per-platform typedef
+_FORWARD_TYPEDEF = re.compile(
+    rb"^#if defined\(__HIPCC__\) && defined\(__HIP_PLATFORM_NVIDIA__\)\r?\n"
+    rb"typedef struct (\w+) \w+;\r?\n#else\r?\ntypedef struct \w+ \w+;\r?\n#endif",
+    re.M,
+)
 _MARKER_COMMENT = re.compile(rb"/\* hipify-py: [^:*]*: (.*?) \*/", re.DOTALL)
 # what rules/vector_ops.py writes between its marker #if and #endif (HIP127: the user's operator wins)
 # (the block it writes before a `{` or `;` may have split that line: see _DECLARATOR_END)
@@ -596,9 +641,10 @@ def without_markers(text: bytes) -> bytes:
     """`text` without the lines and comments the translator adds to disable or guard code: an
     `#if ... // hipify-py: why` line and its `#endif`, `/* hipify-py: why: code */` around code, and
     the equivalents written for names the target lacks (shims)."""
+    text = _FORWARD_TYPEDEF.sub(rb"struct \1;", text)
     if b"hipify-py:" not in text:
         return text
-    text = _without_shim_blocks(_WMMA_NAMESPACE.sub(b"", text))
+    text = _without_shim_blocks(_NAMESPACE_AROUND_SHIM.sub(b"", _WMMA_NAMESPACE.sub(b"", text)))
     text = _without_prefer_blocks(_MARKER_COMMENT.sub(lambda m: m.group(1), text))
     drop: list[tuple[int, int]] = []
     stack: list[bool] = []

@@ -27,6 +27,7 @@ import yaml
 from toolchains import TOOLCHAINS, Toolchain, require
 
 from hipify_py.data.mappings import load_mappings
+from hipify_py.data.renames import renames_for
 from hipify_py.data.schema import Entry, Header
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.options import Options
@@ -409,8 +410,16 @@ def test_scanner_agrees_with_hipcc_on_every_name() -> None:
 @need_hipcc
 def test_translated_dangerous_names_do_not_compile_and_are_flagged(real_scan: object, tmp_path: Path) -> None:
     """Translate one use of each too-early-dated CUDA name for HIP 5.2: hipcc rejects every rewritten name,
-    and the translation reports HIP103 for every one of them."""
-    dangerous = sorted({(c.cuda, c.name) for c in covered(real_scan.checks) if c.klass == "dangerous"})
+    and the translation reports HIP103 for every one of them. Names version-renames.yaml writes otherwise
+    for 5.2 (CU_JIT_* -> the runtime's hipJitOption*) are not the table's to date."""
+    renamed = {name.decode() for name in renames_for("5.2").names}
+    dangerous = sorted(
+        {
+            (c.cuda, c.name)
+            for c in covered(real_scan.checks)
+            if c.klass == "dangerous" and c.cuda not in renamed
+        }
+    )
     body = "\n".join(f"  {cuda};" for cuda, _ in dangerous)
     source = f"#include <cuda_runtime.h>\n#include <cuda.h>\nvoid uses() {{\n{body}\n}}\n"
     result = translate(source.encode(), Options(hip_version="5.2"))

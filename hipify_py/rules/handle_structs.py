@@ -69,5 +69,5 @@ DECLARED = declare(
         ),
     ),
     loads=(void_handles,),
-    fixtures=("calls/handle_struct*",),
+    fixtures=("calls/hip64/handle_struct*",),
 )

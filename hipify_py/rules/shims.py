@@ -129,7 +129,7 @@ def _at_file_scope(ctx: Context, at: int, text: bytes, nl: bytes) -> bytes:
     if not headers:
         return text
     close = b"".join(b"}  // hipify-py: HIP's functions are global" + nl for _ in headers)
-    reopen = b"".join(header + nl for header in reversed(headers))
+    reopen = b"".join(header + b"  // hipify-py: reopened" + nl for header in reversed(headers))
     return close + text + reopen
 
 
