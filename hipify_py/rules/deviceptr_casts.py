@@ -10,6 +10,7 @@ platform hipDeviceptr_t is CUdeviceptr again): `((hipDeviceptr_t)(p))`.
 
 from __future__ import annotations
 
+from hipify_py.analysis import callargs
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
@@ -24,20 +25,9 @@ def c_casts(source: bytes) -> list[tuple[int, int, int]]:
     """(start, open, close) of each named cast to CUdeviceptr: its `(` and matching `)`."""
     found = []
     for m in _CAST.finditer(source):
-        depth, close = 0, None
-        for i in range(m.end(), min(len(source), m.end() + 4096)):
-            c = source[i]
-            if c == 0x28:  # (
-                depth += 1
-            elif c == 0x29:  # )
-                if depth == 0:
-                    close = i
-                    break
-                depth -= 1
-            elif c in b";{}":
-                break
-        if close is not None:
-            found.append((m.start(), m.end() - 1, close))
+        call = callargs.from_text(source, (m.start(), m.end() - 1))
+        if call is not None:
+            found.append((m.start(), call.open, call.close))
     return found
 
 
