@@ -73,9 +73,24 @@ def choices_to_open(
     `#if CUDA_VERSION < 11020` keeps its fallback where the other branch asks NVRTC for its archs). A
     one-way test opens where its branch declares a name that the branch ROCm now takes of another opened
     test uses (these, or `opened`: directive start -> hipcc value before, already decided)."""
+    candidates = list(candidates)
     chosen = _choose(source, candidates, lacking, b"")
-    reached = _taken_text(source, {**(opened or {}), **chosen})
+    # the two-way tests ROCm may take, chosen or not: a one-way test of the same condition declares
+    # what its siblings use (DeepBench: `#if (__CUDACC_VER_MAJOR__ >= 8) int pad_m, pad_n; #endif` beside
+    # `#if (__CUDACC_VER_MAJOR__ >= 8) ... pad_m ... #else ... #endif`); the group opens only as a whole
+    acceptable = {s: amd for s, _, _, amd in candidates if _takes_acceptable(source, s, amd, lacking)}
+    reached = _taken_text(source, {**acceptable, **(opened or {}), **chosen})
     return _choose(source, candidates, lacking, reached) if reached else chosen
+
+
+def _takes_acceptable(source: bytes, start: int, amd: object, lacking: frozenset[bytes]) -> bool:
+    """A two-way test whose branch ROCm would take names nothing HIP lacks, no arch test, no asm."""
+    end = source.find(b"\n", start)
+    branches = _two_way_branches(source, len(source) if end < 0 else end)
+    if branches is None or amd is None:
+        return False
+    taken = branches[1] if amd else branches[0]
+    return not lacking.intersection(_WORD.findall(taken)) and _HARDWARE.search(taken) is None
 
 
 def _choose(
@@ -178,9 +193,11 @@ _DECLARED = lazy(
     rb"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
     rb"|\b(?:struct|class|union|enum)\s+([A-Za-z_]\w*)\s*[:{]"
     rb"|^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
-    # a variable: `cudaDataType_t A_type = CUDA_R_32F;`, `int algo;` (DeepBench's GEMM setup)
+    # a variable: `cudaDataType_t A_type = CUDA_R_32F;`, `int algo;`, `int pad_m, pad_n;` (DeepBench)
     rb"|^[ \t]*(?!(?:return|delete|throw|goto|case|else|using|typedef|new)\b)(?:const[ \t]+|static[ \t]+)*"
-    rb"[A-Za-z_][\w:]*(?:<[^;{}\n]*>)?[ \t*&]+([A-Za-z_]\w*)[ \t]*(?:=|;|\[)",
+    rb"[A-Za-z_][\w:]*(?:<[^;{}\n]*>)?(?:[ \t*&]+([A-Za-z_]\w*)[ \t]*(?:=|;|\[)"
+    # a list's first name (`int pad_m, pad_n;`), not a product in a continued call (`n * k,`)
+    rb"|[ \t]+[*&]*([A-Za-z_]\w*)[ \t]*,)",
     re.M,
 )
 _KEYWORDS = frozenset((b"if", b"for", b"while", b"switch", b"catch", b"return", b"sizeof"))

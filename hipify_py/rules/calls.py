@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from hipify_py.analysis import callargs
 from hipify_py.analysis.callargs import Call, CallFinder
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.declared import holds_an_address
+from hipify_py.analysis.declared import declared_type, holds_an_address
 from hipify_py.data import derived
 from hipify_py.data.mappings import generated_dir, hand_kept_dir, probed_dir
 from hipify_py.data.renames import renames_for
@@ -47,7 +47,8 @@ PROBES_GLOB = "call-probes-*.yaml"
 class Change(NamedTuple):
     cuda: str
     target: str  # hip | roc | miopen
-    op: str  # wrap | remove | insert_const | copy_argument | move_argument | replace_with_const
+    op: str  # wrap | remove | insert_const | copy_argument | move_argument | replace_with_const |
+    # compute_type
     arg: int
     with_: str = ""
     value: str = ""
@@ -212,7 +213,11 @@ def _adapt(ctx: Context, table: CallTable, name: bytes, target: str, call: Call,
     deleted: set[int] = set()
     count = len(call.args)
     for change in changes:
-        needs = change.arg if change.op in ("wrap", "remove", "replace_with_const", "copy_argument") else -1
+        needs = (
+            change.arg
+            if change.op in ("wrap", "remove", "replace_with_const", "copy_argument", "compute_type")
+            else -1
+        )
         if change.op == "move_argument":
             needs = change.arg + change.count - 1
         if needs >= count:
@@ -242,6 +247,8 @@ def _adapt(ctx: Context, table: CallTable, name: bytes, target: str, call: Call,
             edits.extend(callargs.insert(call, change.arg, value))
         elif change.op == "replace_with_const":
             edits.extend(callargs.replace(call, change.arg, value))
+        elif change.op == "compute_type":
+            edits.extend(_compute_type(ctx, call, change.arg))
         elif change.op == "remove":
             deleted.add(change.arg)
         elif change.op == "copy_argument":
@@ -299,6 +306,43 @@ def _wrap(ctx: Context, call: Call, change: Change) -> list[Edit]:
     return callargs.wrap(call, change.arg, wrapper + b"(")
 
 
+# cuBLAS's C++ overloads for a pre-11 `cudaDataType computeType` (cublasMigrateComputeType in
+# cublas_api.h): the data type of the accumulation to the compute type; math mode PEDANTIC aside
+_DATA_TO_COMPUTE = {
+    b"CUDA_R_16F": b"HIPBLAS_COMPUTE_16F",
+    b"CUDA_R_32F": b"HIPBLAS_COMPUTE_32F",
+    b"CUDA_C_32F": b"HIPBLAS_COMPUTE_32F",
+    b"CUDA_R_64F": b"HIPBLAS_COMPUTE_64F",
+    b"CUDA_C_64F": b"HIPBLAS_COMPUTE_64F",
+    b"CUDA_R_32I": b"HIPBLAS_COMPUTE_32I",
+    b"CUDA_C_32I": b"HIPBLAS_COMPUTE_32I",
+}
+_DATA_TYPES = frozenset((b"cudaDataType", b"cudaDataType_t", b"hipDataType"))
+
+
+def _compute_type(ctx: Context, call: Call, index: int) -> list[Edit]:
+    """A CUDA data type passed as a GEMM's compute type (CUDA 8-10 code, which CUDA 11+ still takes
+    through a C++ overload) becomes the compute type that overload picks: an enumerator directly, a
+    variable the file declares as cudaDataType_t through a conditional on its value. Anything else
+    (a cublasComputeType_t, an expression) is left as written."""
+    a, b = call.args[index]
+    text = ctx.source[a:b].strip()
+    if text in _DATA_TO_COMPUTE:
+        return callargs.replace(call, index, _DATA_TO_COMPUTE[text])
+    node = ctx.root.descendant_for_byte_range(a, b)
+    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node is None or node.type != "identifier" or declared_type(ctx.source, node) not in _DATA_TYPES:
+        return []
+    n = ctx.source[node.start_byte : node.end_byte]
+    expr = (
+        b"(%(n)s == HIP_R_64F || %(n)s == HIP_C_64F ? HIPBLAS_COMPUTE_64F : %(n)s == HIP_R_16F ? "
+        b"HIPBLAS_COMPUTE_16F : %(n)s == HIP_R_32I || %(n)s == HIP_C_32I ? HIPBLAS_COMPUTE_32I : "
+        b"HIPBLAS_COMPUTE_32F)"
+    ) % {b"n": n}
+    return callargs.replace(call, index, expr)
+
+
 def _address_variable(ctx: Context, start: int, end: int) -> bool:
     node = ctx.root.descendant_for_byte_range(start, end)
     if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (start, end):
@@ -335,6 +379,7 @@ def _describe(change: Change) -> str:
     what = {
         "wrap": f"wrap argument {change.arg + 1} in {change.with_}",
         "remove": f"remove argument {change.arg + 1}",
+        "compute_type": f"turn a data type passed as argument {change.arg + 1} into a compute type",
         "insert_const": f"insert `{change.value or change.value_from}` as argument {change.arg + 1}",
         "replace_with_const": f"replace argument {change.arg + 1} by `{change.value}`",
         "copy_argument": f"copy argument {change.arg + 1} to position {change.to + 1}",
