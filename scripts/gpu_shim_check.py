@@ -84,7 +84,8 @@ def helper_code(shim: Shim, target: str) -> str:
     body = [ln for ln in text.splitlines() if not ln.startswith(("#if", "#define HIPIFY", "#endif", "//"))]
     code = "\n".join(body)
     name = shim.function
-    return re.sub(rf"(?<![\w$]){re.escape(name)}(?=\s*\()", f"shim_{name}", code, count=0)
+    # why not after `::`: a helper calls the platform's own overload that way (`::atomicCAS` on 32 bits)
+    return re.sub(rf"(?<![\w$:]){re.escape(name)}(?=\s*\()", f"shim_{name}", code, count=0)
 
 
 def _binary_check(name: str, argtype: str, arity: int) -> str:
@@ -255,6 +256,15 @@ struct AddBf162 { __device__ __nv_bfloat162 operator()(__nv_bfloat162* p, __nv_b
 struct NatBf162 { __device__ __nv_bfloat162 operator()(__nv_bfloat162* p, __nv_bfloat162 v) const { return atomicAdd(p, v); } };
 struct AddBf16 { __device__ __nv_bfloat16 operator()(__nv_bfloat16* p, __nv_bfloat16 v) const { return shim_atomicAdd(p, v); } };
 struct NatBf16 { __device__ __nv_bfloat16 operator()(__nv_bfloat16* p, __nv_bfloat16 v) const { return atomicAdd(p, v); } };
+template <class Cas> __device__ unsigned short cas_increment(unsigned short* p, Cas cas) {
+  unsigned short old = *p, assumed;  // failed compares (a neighbour's or this cell's change) retry
+  do { assumed = old; old = cas(p, assumed, (unsigned short)(assumed + 1)); } while (old != assumed);
+  return old;
+}
+struct ShimCas16 { __device__ unsigned short operator()(unsigned short* p, unsigned short c, unsigned short v) const { return shim_atomicCAS(p, c, v); } };
+struct NatCas16 { __device__ unsigned short operator()(unsigned short* p, unsigned short c, unsigned short v) const { return atomicCAS(p, c, v); } };
+struct AddU16 { __device__ unsigned short operator()(unsigned short* p, unsigned short) const { return cas_increment(p, ShimCas16()); } };
+struct NatU16 { __device__ unsigned short operator()(unsigned short* p, unsigned short) const { return cas_increment(p, NatCas16()); } };
 template <class T>
 static unsigned long long bits_of(const T& x) { unsigned long long b = 0; memcpy(&b, &x, sizeof x); return b; }
 #include <algorithm>
@@ -286,11 +296,12 @@ ATOMIC_MAIN = r"""
   run_atomic<__half, AddHalf, NatHalf>("atomicAdd(__half*)", 8, __float2half(1.0f));
   run_atomic<__nv_bfloat162, AddBf162, NatBf162>("atomicAdd(__nv_bfloat162*)", 64, __halves2bfloat162(__float2bfloat16(1.0f), __float2bfloat16(0.5f)));
   run_atomic<__nv_bfloat16, AddBf16, NatBf16>("atomicAdd(__nv_bfloat16*)", 64, __float2bfloat16(1.0f));
+  run_atomic<unsigned short, AddU16, NatU16>("atomicCAS(unsigned short*) increments", 8, (unsigned short)1);
 """
 
 
-def _without_bf16(text: str) -> str:
-    return "\n".join(line for line in text.split("\n") if "Bf16" not in line)
+def _without(text: str, marks: tuple[str, ...]) -> str:
+    return "\n".join(line for line in text.split("\n") if not any(m in line for m in marks))
 
 
 def program(target: str) -> str:
@@ -304,7 +315,7 @@ def program(target: str) -> str:
             continue
         if shim.name.startswith("hip"):
             continue
-        if shim.overload is not None and shim.overload.call == "atomicAdd":
+        if shim.overload is not None and shim.overload.call in ("atomicAdd", "atomicCAS"):
             parts.append(helper_code(shim, target))
             atomics = True
             continue
@@ -353,12 +364,15 @@ def program(target: str) -> str:
             f' report("{fn}", e != cudaSuccess ? -1 : (long long)*bad, {total}); }}'
         )
     # the bf16 pairs only where the target's helper covers them (HIP 5.2 has no bf16 type: no helper)
-    bf16 = any(n.startswith("atomicAdd") and "bf" in n for n in shims)
+    # and the 16-bit CAS only where the target lacks it (ROCm 7.0+ has its own: no helper, no shim_ name)
+    absent = (() if any(n.startswith("atomicAdd") and "bf" in n for n in shims) else ("Bf16",)) + (
+        () if "atomicCAS_ushort" in shims else ("Cas16", "U16")
+    )
     if atomics:
-        parts.append(ATOMICS if bf16 else _without_bf16(ATOMICS))
+        parts.append(_without(ATOMICS, absent))
     main = ["int main() {", "  unsigned long long* bad; cudaMallocManaged(&bad, 8);", *launches]
     if atomics:
-        main.append(ATOMIC_MAIN if bf16 else _without_bf16(ATOMIC_MAIN))
+        main.append(_without(ATOMIC_MAIN, absent))
     main += [*skipped, '  printf("%d failing\\n", failures);', "  return failures != 0;", "}"]
     return "\n".join(parts) + "\n" + "\n".join(main) + "\n"
 

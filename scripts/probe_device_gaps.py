@@ -7,7 +7,8 @@ Usage: probe_device_gaps.py [--hipcc PATH] [--out FILE] [--check]
    fail: CUDA's device control intrinsics (`__trap()`, `__brkpt()`, `__prof_trigger(0)`) and what
    HIP could use instead (`__builtin_trap()`, `abort()`, `__builtin_debugtrap()`); `atomicAdd`,
    `atomicAdd_block` and `atomicAdd_system` on `__half`, `__half2`, `__hip_bfloat16`,
-   `__hip_bfloat162` (CUDA declares atomicAdd for all four, cuda_fp16.h/cuda_bf16.h); and
+   `__hip_bfloat162` (CUDA declares atomicAdd for all four, cuda_fp16.h/cuda_bf16.h); the 16-bit
+   `atomicCAS(unsigned short *, ...)` (CUDA, compute capability 7.0+); and
    `hipGetErrorString`/`hipGetErrorName` called in device code (CUDA declares both host and device).
 2. Builds a host program that prints `hipGetErrorName(e)` and `hipGetErrorString(e)` for every code
    0..1099 and one no release uses, and runs it (the runtime needs no GPU for them): the codes the
@@ -54,6 +55,7 @@ def cases(has_bf16: bool) -> list[tuple[str, str]]:
     out = [(call.split("(")[0], f"{call};") for call in CONTROL]
     types = HALF_TYPES + (BF16_TYPES if has_bf16 else ())
     out += [(f"{f}({t} *)", f"{t} v{{}}; {f}(p_{t}, v);") for f in ATOMICS for t in types]
+    out.append(("atomicCAS(unsigned short *)", "unsigned short v{}; atomicCAS(p_ushort, v, v);"))
     out += [(f"device {c}", f'printf("%s", {c}(hipErrorInvalidValue));') for c in ERROR_CALLS]
     return out
 
@@ -63,7 +65,7 @@ def device_source(probes: Sequence[tuple[str, str]], has_bf16: bool) -> tuple[st
     if has_bf16:
         lines.append("#include <hip/hip_bf16.h>")
     types = HALF_TYPES + (BF16_TYPES if has_bf16 else ())
-    params = ", ".join(f"{t} *p_{t}" for t in types)
+    params = ", ".join([*(f"{t} *p_{t}" for t in types), "unsigned short *p_ushort"])
     rows = []
     for i, (_fact, statement) in enumerate(probes):
         lines.append(f"__device__ void probe_{i}({params}) {{ {statement} }}")
