@@ -9,7 +9,8 @@ Usage: probe_device_gaps.py [--hipcc PATH] [--out FILE] [--check]
    `atomicAdd_block` and `atomicAdd_system` on `__half`, `__half2`, `__hip_bfloat16`,
    `__hip_bfloat162` (CUDA declares atomicAdd for all four, cuda_fp16.h/cuda_bf16.h); the 16-bit
    `atomicCAS(unsigned short *, ...)` (CUDA, compute capability 7.0+); and
-   `hipGetErrorString`/`hipGetErrorName` called in device code (CUDA declares both host and device).
+   `hipGetErrorString`/`hipGetErrorName` and the counterparts of CUDA's device runtime API (hipMalloc,
+   hipFree, hipGetLastError, hipGetDevice, ...) called in device code (CUDA declares them host and device).
 2. Builds a host program that prints `hipGetErrorName(e)` and `hipGetErrorString(e)` for every code
    0..1099 and one no release uses, and runs it (the runtime needs no GPU for them): the codes the
    runtime names, and the text of each. mappings/shims.yaml's device `hipGetErrorString` and
@@ -47,6 +48,17 @@ ATOMICS = ("atomicAdd", "atomicAdd_block", "atomicAdd_system")
 HALF_TYPES = ("__half", "__half2")
 BF16_TYPES = ("__hip_bfloat16", "__hip_bfloat162")  # hip/hip_bf16.h: HIP 5.7 and later
 ERROR_CALLS = ("hipGetErrorString", "hipGetErrorName")
+# CUDA's device runtime API (declared __host__ __device__ by CUDA): a device call of each hip* counterpart
+RUNTIME_CALLS = (
+    ("hipMalloc", "void* q; (void)hipMalloc(&q, 16);"),
+    ("hipFree", "(void)hipFree(nullptr);"),
+    ("hipGetLastError", "(void)hipGetLastError();"),
+    ("hipPeekAtLastError", "(void)hipPeekAtLastError();"),
+    ("hipGetDevice", "int d; (void)hipGetDevice(&d);"),
+    ("hipGetDeviceCount", "int n; (void)hipGetDeviceCount(&n);"),
+    ("hipDeviceGetAttribute", "int v; (void)hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 0);"),
+    ("hipDeviceGetCacheConfig", "hipFuncCache_t c; (void)hipDeviceGetCacheConfig(&c);"),
+)
 UNUSED_CODE = 12345  # no hipError_t enumerator: what the runtime says for a code it does not know
 
 
@@ -57,6 +69,7 @@ def cases(has_bf16: bool) -> list[tuple[str, str]]:
     out += [(f"{f}({t} *)", f"{t} v{{}}; {f}(p_{t}, v);") for f in ATOMICS for t in types]
     out.append(("atomicCAS(unsigned short *)", "unsigned short v{}; atomicCAS(p_ushort, v, v);"))
     out += [(f"device {c}", f'printf("%s", {c}(hipErrorInvalidValue));') for c in ERROR_CALLS]
+    out += [(f"device {name}", statement) for name, statement in RUNTIME_CALLS]
     return out
 
 

@@ -245,6 +245,12 @@ class Canon:
             for change in changes:
                 for text in (change.with_, change.value):
                     tokens.update(t for t in _HUNK_TOKEN.findall(text.encode()) if not t.isspace())
+        # compute types written for a data type (rules/calls.py `compute_type`): values and the test
+        from hipify_py.rules.calls import _DATA_TO_COMPUTE
+
+        tokens.update(_DATA_TO_COMPUTE.values())
+        tokens.update((b"==", b"||", b"?", b":", b"HIP_R_64F", b"HIP_C_64F", b"HIP_R_16F", b"HIP_R_32I"))
+        tokens.add(b"HIP_C_32I")
         for cuda, by_count in table.overloads.items():
             tokens.update(by_count.values())
             tokens.update(names.get(cuda, ()))
@@ -637,11 +643,20 @@ def _without_shim_blocks(text: bytes) -> bytes:
     return b"".join(out) + text[pos:]
 
 
+_COMPUTE_TEST = re.compile(
+    rb"\((\w+) == HIP_R_64F \|\| \1 == HIP_C_64F \? HIPBLAS_COMPUTE_64F : \1 == HIP_R_16F \? "
+    rb"HIPBLAS_COMPUTE_16F : \1 == HIP_R_32I \|\| \1 == HIP_C_32I \? HIPBLAS_COMPUTE_32I : "
+    rb"HIPBLAS_COMPUTE_32F\)"
+)
+
+
 def without_markers(text: bytes) -> bytes:
     """`text` without the lines and comments the translator adds to disable or guard code: an
     `#if ... // hipify-py: why` line and its `#endif`, `/* hipify-py: why: code */` around code, and
     the equivalents written for names the target lacks (shims)."""
     text = _FORWARD_TYPEDEF.sub(rb"struct \1;", text)
+    if b"HIPBLAS_COMPUTE_64F :" in text:  # a data-type variable as a GEMM's compute type (rules/calls.py)
+        text = _COMPUTE_TEST.sub(rb"\1", text)
     if b"hipify-py:" not in text:
         return text
     text = _without_shim_blocks(_NAMESPACE_AROUND_SHIM.sub(b"", _WMMA_NAMESPACE.sub(b"", text)))

@@ -61,6 +61,9 @@ class Shim(NamedTuple):
     host: bool = False  # only uses in host code call for it (a __host__ overload of a device-only function)
     strings: str | None = None  # ${cases} from the probed runtime's error table: "name" or "text"
     overload: Overload | None = None  # an overload for argument types: triggered by the call's type
+    # what the helper does that CUDA's function does not (a device-side call HIP cannot answer):
+    # reported as a warning (HIP227) instead of HIP223/HIP134
+    differs: str | None = None
 
     @property
     def function(self) -> str:
@@ -226,6 +229,7 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
         host=bool(raw.get("host", False)),
         strings=strings,
         overload=_overload(raw, name, index),
+        differs=_text(raw, "differs"),
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.includes import include_position
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.shim_table import NVIDIA
@@ -112,9 +113,10 @@ def insert_header_shims(ctx: Context) -> RuleResult:
         if (GUARD_PREFIX + shim.guard).encode() in ctx.source:
             _settle(ctx, shim, result)
     shims = {s.header.encode(): s for s in rows}
+    done: set[str] = set()
+    _implied_atomics(ctx, shims, result, done)
     if not any(header in ctx.source for header in shims):
         return result
-    done: set[str] = set()
     for m in _INCLUDE.finditer(ctx.source):
         shim = shims.get(m.group(1).strip())
         # the line's `#` is code (the path itself reads as a string)
@@ -133,6 +135,44 @@ def insert_header_shims(ctx: Context) -> RuleResult:
         result.counts["shims"] += 1
         _settle(ctx, shim, result)
     return result
+
+
+# libcu++'s atomics named in code: `cuda::memory_order_relaxed`, `cuda::atomic<T, cuda::thread_scope_device>`
+_CUDA_ATOMIC_USE = lazy(
+    rb"(?<![\w$:])(?:::)?cuda[ \t]*::[ \t]*(?:std[ \t]*::[ \t]*)?"
+    rb"(?:memory_order\w*|atomic(?:_ref|_thread_fence|_signal_fence)?|thread_scope\w*)(?![\w$])"
+)
+_LIBCUDACXX_INCLUDE = lazy(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]cuda/", re.MULTILINE)
+
+
+def _implied_atomics(
+    ctx: Context, shims: dict[bytes, HeaderShim], result: RuleResult, done: set[str]
+) -> None:
+    """libcu++'s atomics used in a file that includes no libcu++ header (`cuda::memory_order_relaxed` in
+    a template of a header that CUDA compiles after <cub/cub.cuh>, which brings libcu++ along: BGHT):
+    the <cuda/atomic> equivalent, with <atomic> for it, after the last include before the first use."""
+    shim = shims.get(b"cuda/atomic")
+    if shim is None or b"cuda" not in ctx.source or _LIBCUDACXX_INCLUDE.search(ctx.source) is not None:
+        return
+    first = next((m for m, _ in ctx.code_matches(_CUDA_ATOMIC_USE)), None)
+    if first is None or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
+        return
+    at = None
+    for m in _INCLUDE.finditer(ctx.source, 0, first.start()):
+        if ctx.classify(m.start(), m.start() + 1) in REWRITABLE and not ctx.is_protected(m.start()):
+            at = m
+    nl = newline_of(ctx.source)
+    if at is None:
+        position, lead = include_position(ctx), b""
+    else:
+        position, lead = at.end(), (b"" if at.group().endswith(b"\n") else nl)
+    done.add(shim.guard)
+    text = lead + b"#include <atomic>" + nl + _definition(shim, nl)
+    result.requests.append(Insertion.helper(position, text))
+    message = "libcu++'s atomics are used, which CUDA's headers bring along; an equivalent follows"
+    result.diagnostics.append(ctx.diag(shim.rule, first.start(), first.end(), f"{shim.header}: {message}"))
+    result.counts["shims"] += 1
+    _settle(ctx, shim, result)
 
 
 def _names(shim: HeaderShim) -> re.Pattern[bytes]:

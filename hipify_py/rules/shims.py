@@ -107,7 +107,10 @@ def insert_shims(ctx: Context) -> RuleResult:
         at = _below_top_comments(ctx, _position(ctx, first[0]))
         blocks.setdefault(at, []).append(definition(shim, target, _cases(ctx, shim, target), nl))
         rule = "HIP223" if shim.device or shim.overload is not None else "HIP134"
-        result.diagnostics.append(ctx.diag(rule, *first, _message(shim, target, ctx.lines.line_col(at)[0])))
+        message = _message(shim, target, ctx.lines.line_col(at)[0])
+        if shim.differs:
+            rule, message = "HIP227", f"{message}; it {shim.differs}"
+        result.diagnostics.append(ctx.diag(rule, *first, message))
         result.counts["shims"] += 1
     result.requests.extend(
         Insertion.helper(at, _at_file_scope(ctx, at, b"".join(texts), nl)) for at, texts in blocks.items()
@@ -383,6 +386,23 @@ DECLARED = declare(
             "the atomics as an atomicCAS loop on the aligned 32-bit word (the old value returned, as "
             "CUDA's), the error functions as a switch returning the strings the target's runtime returns on "
             "the host (mappings/device-gaps-<HIP>.yaml). mappings/shims.yaml lists them with their sources.",
+        ),
+        Rule(
+            "HIP227",
+            "device-call-answered-differently",
+            Severity.WARNING,
+            "A runtime call in device code HIP has only for the host: a device version that answers "
+            "differently was written",
+            "Check that the device code does not depend on the answer (a __host__ __device__ wrapper the "
+            "host alone calls needs nothing); otherwise move the call to the host.",
+            "CUDA's device runtime declares some runtime functions for device code too (cudaGetDevice, "
+            "cudaGetDeviceCount, cudaDeviceGetAttribute: dynamic parallelism, and __host__ __device__ "
+            "wrappers of the runtime API that only the host calls). HIP declares them for the host only, "
+            "so a device compile of such a function fails ('reference to __host__ function in __host__ "
+            "__device__ function'). hipify-py writes a __device__ version beside HIP's host one (clang "
+            "overloads on __host__/__device__), and where no device code can answer as CUDA does (the "
+            "current device's number or attributes), the version returns hipErrorNotSupported: this "
+            "finding says so at the first use. mappings/shims.yaml lists them (`differs`).",
         ),
     ),
     tables=(_shims_table,),

@@ -7,7 +7,8 @@ a template; clang (every HIP release) reads a comparison and fails: `reference t
 could not be resolved`, or `use 'template' keyword to treat 'f' as a dependent template name`. The
 keyword is what the standard asks for and what nvcc understood, so it is inserted. Only calls are
 rewritten (the name parses as a template call: `f<...>(`); member access through a dependent object
-(`obj.f<N>()`) needs the object's type and is not covered.
+(`obj.f<N>()`) needs the object's type and is not covered. A member template named as a type after
+`typename` (`typename std::allocator_traits<A>::rebind_alloc<T>`) is the same case and gets it too.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def insert_template_keywords(ctx: Context) -> RuleResult:
 
 
 def _call_scopes(name: Node | None) -> list[Node]:
-    """The scopes of `A<T>::B::name<...>(...)` when `name` is such a call's template name, else []."""
+    """The scopes of `A<T>::B::name<...>(...)` when `name` is such a call's template name, or of
+    `typename A<T>::name<...>` when it names such a type, else []."""
+    if name is not None and name.type == "type_identifier":
+        return _type_scopes(name)
     if name is None or name.type != "identifier":
         return []
     func = name.parent
@@ -67,6 +71,23 @@ def _call_scopes(name: Node | None) -> list[Node]:
     if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
         return []
     return scopes
+
+
+def _type_scopes(name: Node) -> list[Node]:
+    """The scopes of `typename std::allocator_traits<A>::rebind_alloc<T>` (BGHT) at `rebind_alloc`: a
+    member template named as a type through a dependent scope needs `template` as a call does."""
+    node = name.parent
+    if node is None or node.type != "template_type" or node.child_by_field_name("name") != name:
+        return []
+    scopes: list[Node] = []
+    while (parent := node.parent) is not None and parent.type == "qualified_identifier":
+        if parent.child_by_field_name("name") != node:
+            return []
+        scope = parent.child_by_field_name("scope")
+        if scope is not None:
+            scopes.append(scope)
+        node = parent
+    return scopes if scopes and node.parent is not None and node.parent.type == "dependent_type" else []
 
 
 def _mentions(source: bytes, scope: Node, params: frozenset[bytes]) -> bool:
@@ -94,8 +115,9 @@ DECLARED = declare(
             "template parameter; C++ requires `X<T>::template f<N>(args)`. nvcc's front end accepts the "
             "call without the keyword and reads a template; clang, which every hipcc uses, reads the `<` as "
             'less-than and fails ("reference to overloaded function could not be resolved", "use '
-            "'template' keyword to treat 'f' as a dependent template name\"). Only calls through `::` are "
-            "rewritten; `obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
+            "'template' keyword to treat 'f' as a dependent template name\"). Calls through `::` and types "
+            "after `typename` (`typename std::allocator_traits<A>::rebind_alloc<T>`) are rewritten; "
+            "`obj.f<N>()` on an object of dependent type needs `obj.template f<N>()` by hand.",
         ),
     ),
     fixtures=("cxx/template_keyword",),
