@@ -50,44 +50,38 @@ def insert_template_keywords(ctx: Context) -> RuleResult:
 
 def _call_scopes(name: Node | None) -> list[Node]:
     """The scopes of `A<T>::B::name<...>(...)` when `name` is such a call's template name, or of
-    `typename A<T>::name<...>` when it names such a type, else []."""
-    if name is not None and name.type == "type_identifier":
-        return _type_scopes(name)
-    if name is None or name.type != "identifier":
+    `typename A<T>::name<...>` (BGHT's `typename std::allocator_traits<A>::rebind_alloc<T>`) when it
+    names such a type, else []."""
+    if name is None or name.type not in ("identifier", "type_identifier"):
         return []
-    func = name.parent
-    if func is None or func.type != "template_function" or func.child_by_field_name("name") != name:
+    kind = "template_function" if name.type == "identifier" else "template_type"
+    named = name.parent
+    if named is None or named.type != kind or named.child_by_field_name("name") != name:
         return []
-    scopes: list[Node] = []
-    node = func
-    while (parent := node.parent) is not None and parent.type == "qualified_identifier":
-        if parent.child_by_field_name("name") != node:
-            return []
-        scope = parent.child_by_field_name("scope")
-        if scope is not None:
-            scopes.append(scope)
-        node = parent
-    call = node.parent
-    if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
+    found = _qualified(named)
+    if found is None:
+        return []
+    scopes, top = found
+    if kind == "template_type":  # a type: only after `typename`, where the scope is dependent
+        return scopes if scopes and top.parent is not None and top.parent.type == "dependent_type" else []
+    call = top.parent
+    if call is None or call.type != "call_expression" or call.child_by_field_name("function") != top:
         return []
     return scopes
 
 
-def _type_scopes(name: Node) -> list[Node]:
-    """The scopes of `typename std::allocator_traits<A>::rebind_alloc<T>` (BGHT) at `rebind_alloc`: a
-    member template named as a type through a dependent scope needs `template` as a call does."""
-    node = name.parent
-    if node is None or node.type != "template_type" or node.child_by_field_name("name") != name:
-        return []
+def _qualified(node: Node) -> tuple[list[Node], Node] | None:
+    """The scopes of the qualified names `node` is the last part of, and the outermost of them; None
+    where `node` is a scope itself."""
     scopes: list[Node] = []
     while (parent := node.parent) is not None and parent.type == "qualified_identifier":
         if parent.child_by_field_name("name") != node:
-            return []
+            return None
         scope = parent.child_by_field_name("scope")
         if scope is not None:
             scopes.append(scope)
         node = parent
-    return scopes if scopes and node.parent is not None and node.parent.type == "dependent_type" else []
+    return scopes, node
 
 
 def _mentions(source: bytes, scope: Node, params: frozenset[bytes]) -> bool:
