@@ -73,11 +73,11 @@ def _presence_spans(directive: Directive, source: bytes) -> list[tuple[int, int]
     return tests if tests and len(tests) == len(_ANY.findall(code)) else None
 
 
-def widen_device_pass_tests(ctx: Context) -> RuleResult:
-    result = RuleResult()
+def _widened(ctx: Context) -> Iterator[tuple[list[Directive], list[tuple[Directive, list[tuple[int, int]]]]]]:
+    """The #if groups whose __CUDA_ARCH__ presence tests are widened, with those tests' spans."""
     src = ctx.source
     if _NAME not in src:
-        return result
+        return
     for chain in _groups(src):
         tests = [(d, spans) for d in chain if (spans := _presence_spans(d, src))]
         if not tests:
@@ -88,6 +88,24 @@ def widen_device_pass_tests(ctx: Context) -> RuleResult:
             continue
         if any(ctx.is_protected(d[0]) for d, _ in tests):
             continue
+        yield chain, tests
+
+
+def compiled_dead(ctx: Context) -> list[tuple[int, int]]:
+    """The branches hipcc never compiles once this rule has widened the device-pass tests: a branch of
+    `#if defined(__CUDA_ARCH__) && defined(__CUDACC__)` (OPS's 16-bit atomicCAS loop) is dead for the
+    code as written and compiled for AMD devices after the rewrite, so the helpers it needs are."""
+    dead = ctx.branches.dead
+    if not dead or _NAME not in ctx.source:
+        return dead
+    groups = [(chain[0][0], chain[-1][1]) for chain, _ in _widened(ctx)]
+    return [(a, b) for a, b in dead if not any(lo <= a and b <= hi for lo, hi in groups)]
+
+
+def widen_device_pass_tests(ctx: Context) -> RuleResult:
+    result = RuleResult()
+    src = ctx.source
+    for _chain, tests in _widened(ctx):
         for (start, end, kind, _), spans in tests:
             if kind in (b"ifdef", b"ifndef"):
                 negate = b"!" if kind == b"ifndef" else b""

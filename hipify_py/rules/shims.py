@@ -40,6 +40,7 @@ from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
+from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
@@ -71,7 +72,7 @@ def insert_shims(ctx: Context) -> RuleResult:
         pattern = compiled(
             rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
         )
-        dead = ctx.branches.dead
+        dead = compiled_dead(ctx)
         spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
         device = DeviceSpans(ctx) if spans_needed else None
         for m in pattern.finditer(ctx.source):
@@ -161,7 +162,7 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
     if not calls:
         return {}
     found: dict[str, list[tuple[int, int]]] = {}
-    src, dead = ctx.source, ctx.branches.dead
+    src, dead = ctx.source, compiled_dead(ctx)
     pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(calls) + rb")(?=\s*\()")
     for m, where in ctx.code_matches(pattern):
         if where not in REWRITABLE or any(a <= m.start() < b for a, b in dead):
