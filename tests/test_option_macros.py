@@ -120,6 +120,23 @@ def test_named_file_sees_its_headers(tmp_path: Path) -> None:
     assert ptx_finding(tmp_path, root / "k.cu")["severity"] == "error"
 
 
+def test_angled_include_found_in_a_folder_of_the_run(tmp_path: Path) -> None:
+    # OPS: the run converts src/k.cu and include/rt.h; <rt.h> and its <core.h> come through the build's
+    # -I include/, and core.h, which the run does not convert, switches the option on
+    kernel = KERNEL.replace(b'#include "opts.h"', b"#include <rt.h>")
+    root = project(
+        tmp_path,
+        {"src/k.cu": kernel, "include/rt.h": "#include <core.h>\n", "include/core.h": "#define PTX 1\n"},
+    )
+    (root / "k.cu").unlink()
+    assert ptx_finding(tmp_path, root / "src", root / "include" / "rt.h")["severity"] == "error"
+    # without the header that defines it, a warning as before
+    (root / "include" / "core.h").write_text("// no options\n")
+    assert (
+        ptx_finding(tmp_path, "--no-cache", root / "src", root / "include" / "rt.h")["severity"] == "warning"
+    )
+
+
 def test_cached_results_carry_the_defines(tmp_path: Path) -> None:
     root = project(tmp_path, {"opts.h": "#define PTX\n"})
     assert ptx_finding(tmp_path, root)["severity"] == "error"

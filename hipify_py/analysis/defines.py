@@ -84,4 +84,9 @@ def quoted_includes(source: bytes) -> list[str]:
     return [m.decode("utf-8", "replace") for m in _QUOTED.findall(source)]
 
 
+def angled_includes(source: bytes) -> list[str]:
+    return [m.decode("utf-8", "replace") for m in _ANGLED.findall(source)]
+
+
 _QUOTED = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_ANGLED = lazy(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\n]+)>", re.MULTILINE)

@@ -68,10 +68,14 @@ def _build_defines_for(path: str, by_folder: dict[str, dict[str, str]]) -> dict[
 
 
 def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[str]:
-    """#defines of the quoted headers `path` includes (from its folder) that the run does not convert:
-    a pre-commit run names a few files, the header that switches the option on may not be one."""
-    from hipify_py.analysis.defines import file_defines, quoted_includes
+    """#defines of the headers `path` includes that the run does not convert: a pre-commit run names a
+    few files, the header that switches the option on may not be one. A quoted include is looked for
+    beside its includer, then (as an angled one is) in the folders of the run's files, the -I folders a
+    project's build gives (OPS: `#include <ops_lib_core.h>` from ops/c/include, where the run converts
+    ops/c/include/ops_cuda_rt_support.h); system headers are in none of them."""
+    from hipify_py.analysis.defines import angled_includes, file_defines, quoted_includes
 
+    folders = sorted({os.path.dirname(name) for name in converted})
     found: set[str] = set()
     todo, seen = [os.path.abspath(path)], set()
     while todo and len(seen) < 64:
@@ -87,6 +91,19 @@ def _included_defines(path: Path, converted: set[str], depth: int = 8) -> set[st
         if name not in converted:
             found.update(file_defines(data))
         if len(seen) <= depth * 8:
-            folder = os.path.dirname(name)
-            todo += [os.path.normpath(os.path.join(folder, inc)) for inc in quoted_includes(data)]
+            here = os.path.dirname(name)
+            for include, quoted in [(i, True) for i in quoted_includes(data)] + [
+                (i, False) for i in angled_includes(data)
+            ]:
+                header = _find(include, ([here] if quoted else []) + folders)
+                if header is not None:
+                    todo.append(header)
     return found
+
+
+def _find(include: str, folders: list[str]) -> str | None:
+    for folder in folders:
+        candidate = os.path.normpath(os.path.join(folder, include))
+        if os.path.isfile(candidate):
+            return candidate
+    return None
