@@ -644,6 +644,7 @@ def _without_shim_blocks(text: bytes) -> bytes:
 
 
 _CG_SHUFFLE = re.compile(rb"(?<![\w$])hipify_py_(shfl(?:_up|_down|_xor)?)\(([A-Za-z_]\w*(?:\.\w+)*), ")
+_TILE_VOTE = re.compile(rb"(?<![\w$])hipify_py_tile_(ballot|any|all)\(([A-Za-z_]\w*), ")
 _COMPUTE_TEST = re.compile(
     rb"\((\w+) == HIP_R_64F \|\| \1 == HIP_C_64F \? HIPBLAS_COMPUTE_64F : \1 == HIP_R_16F \? "
     rb"HIPBLAS_COMPUTE_16F : \1 == HIP_R_32I \|\| \1 == HIP_C_32I \? HIPBLAS_COMPUTE_32I : "
@@ -660,6 +661,8 @@ def without_markers(text: bytes) -> bytes:
         text = _COMPUTE_TEST.sub(rb"\1", text)
     if b"hipify_py_shfl" in text:  # a group's shuffle through the helper (rules/cg_shuffles.py)
         text = _CG_SHUFFLE.sub(rb"\2.\1(", text)
+    if b"hipify_py_tile_" in text:  # a tile's vote through the helper (rules/tile_votes.py)
+        text = _TILE_VOTE.sub(rb"\2.\1(", text)
     if b"hipify-py:" not in text:
         return text
     text = _without_shim_blocks(_NAMESPACE_AROUND_SHIM.sub(b"", _WMMA_NAMESPACE.sub(b"", text)))

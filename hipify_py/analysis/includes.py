@@ -10,6 +10,7 @@ clobber of a CUDA name).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from hipify_py.engine.source import UTF8_BOM
@@ -72,3 +73,21 @@ def guards_define(source: bytes, define: int, name: bytes) -> bool:
     before = source[:define].rstrip()
     m = _NOT_DEFINED.fullmatch(before, before.rfind(b"\n") + 1)
     return m is not None and m.group(1) == name
+
+
+_ANY_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]+[>"][^\n]*\n?', re.MULTILINE)
+
+
+def after_last_include(ctx: Context, before: int) -> tuple[int, bytes]:
+    """Where a helper that needs none of the file's headers goes: after the last include (in code)
+    before offset `before`, else where an include would go; with the newline to put first, if any."""
+    from hipify_py.analysis.context import REWRITABLE
+    from hipify_py.engine.source import newline_of
+
+    at = None
+    for m in _ANY_INCLUDE.finditer(ctx.source, 0, before):
+        if ctx.classify(m.start(), m.start() + 1) in REWRITABLE and not ctx.is_protected(m.start()):
+            at = m
+    if at is None:
+        return include_position(ctx), b""
+    return at.end(), (b"" if at.group().endswith(b"\n") else newline_of(ctx.source))

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from hipify_py.analysis.context import REWRITABLE, Context, Where
+from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.declared import declared_type
-from hipify_py.analysis.includes import include_position
+from hipify_py.analysis.includes import after_last_include
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
@@ -27,7 +27,6 @@ from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
 _MEMBER = lazy(rb"\.[ \t]*(shfl(?:_up|_down|_xor)?)[ \t]*\(")
-_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]+[>"][^\n]*\n?', re.MULTILINE)
 GUARD = b"HIPIFY_PY_SHIM_cg_shuffles"
 # what HIP's shuffles take as they are (after the file's typedefs and the fixed-width types resolve)
 _ARITHMETIC = frozenset(
@@ -135,7 +134,8 @@ def rewrite_cg_shuffles(ctx: Context) -> RuleResult:
         result.counts["cg_shuffles"] += 1
         first = receiver.start_byte if first is None else first
     if first is not None and GUARD not in source:
-        result.requests.append(Insertion.helper(*_position(ctx, first)))
+        at, lead = after_last_include(ctx, first)
+        result.requests.append(Insertion.helper(at, lead + _helpers(newline_of(source))))
     return result
 
 
@@ -170,19 +170,6 @@ def _plainly_arithmetic(source: bytes, value: Node) -> bool:
     if value.type != "identifier":
         return False
     return declared_type(source, value) in _ARITHMETIC
-
-
-def _position(ctx: Context, first: int) -> tuple[int, bytes]:
-    """After the last include before the first use (the helpers need no header of the file), else where
-    an include would go; with the helpers' text."""
-    nl = newline_of(ctx.source)
-    at = None
-    for m in _INCLUDE.finditer(ctx.source, 0, first):
-        if ctx.classify(m.start(), m.start() + 1) in REWRITABLE and not ctx.is_protected(m.start()):
-            at = m
-    if at is None:
-        return include_position(ctx), _helpers(nl)
-    return at.end(), (b"" if at.group().endswith(b"\n") else nl) + _helpers(nl)
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
