@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.includes import include_position
+from hipify_py.analysis.includes import after_last_include
 from hipify_py.data import derived
 from hipify_py.data.mappings import hand_kept_dir
 from hipify_py.data.shim_table import NVIDIA
@@ -157,15 +157,8 @@ def _implied_atomics(
     first = next((m for m, _ in ctx.code_matches(_CUDA_ATOMIC_USE)), None)
     if first is None or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
         return
-    at = None
-    for m in _INCLUDE.finditer(ctx.source, 0, first.start()):
-        if ctx.classify(m.start(), m.start() + 1) in REWRITABLE and not ctx.is_protected(m.start()):
-            at = m
+    position, lead = after_last_include(ctx, first.start())
     nl = newline_of(ctx.source)
-    if at is None:
-        position, lead = include_position(ctx), b""
-    else:
-        position, lead = at.end(), (b"" if at.group().endswith(b"\n") else nl)
     done.add(shim.guard)
     text = lead + b"#include <atomic>" + nl + _definition(shim, nl)
     result.requests.append(Insertion.helper(position, text))
