@@ -91,3 +91,28 @@ def after_last_include(ctx: Context, before: int) -> tuple[int, bytes]:
     if at is None:
         return include_position(ctx), b""
     return at.end(), (b"" if at.group().endswith(b"\n") else newline_of(ctx.source))
+
+
+_CONDITIONAL = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.MULTILINE)
+
+
+def helper_blocks(source: bytes) -> list[tuple[int, int]]:
+    """Spans of the groups hipify-py wrote helpers in (`#if !defined(HIPIFY_PY_SHIM_x)` or an `#elif` of
+    it, up to its #endif): the calls in them are meant as written, and a second run leaves them alone."""
+    if b"HIPIFY_PY_SHIM_" not in source:
+        return []
+    spans: list[tuple[int, int]] = []
+    stack: list[int | None] = []  # per open group: where a helper branch started, or None
+    for m in _CONDITIONAL.finditer(source):
+        kind, line = m.group(1), m.group()
+        ours = b"HIPIFY_PY_SHIM_" in line and kind in (b"if", b"elif")
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            stack.append(m.start() if ours else None)
+        elif kind in (b"elif", b"else") and stack:
+            if stack[-1] is None and ours:
+                stack[-1] = m.start()
+        elif kind == b"endif" and stack:
+            start = stack.pop()
+            if start is not None:
+                spans.append((start, m.end()))
+    return spans

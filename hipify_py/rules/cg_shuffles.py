@@ -13,11 +13,9 @@ another kind with such members (a user's class) is served the same way: the help
 
 from __future__ import annotations
 
-import re
-
 from hipify_py.analysis.context import Context, Where
 from hipify_py.analysis.declared import declared_type
-from hipify_py.analysis.includes import after_last_include
+from hipify_py.analysis.includes import after_last_include, helper_blocks
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.parser import Node
@@ -96,7 +94,7 @@ def rewrite_cg_shuffles(ctx: Context) -> RuleResult:
     if b"shfl" not in source:  # a group may come as a template parameter: `const Tile& tile` (BGHT)
         return result
     first = None
-    ours = _helper_blocks(source)
+    ours = helper_blocks(source)
     for m in _MEMBER.finditer(source):
         dot, paren = m.start(), m.end() - 1
         if any(a <= dot < b for a, b in ours):
@@ -137,31 +135,6 @@ def rewrite_cg_shuffles(ctx: Context) -> RuleResult:
         at, lead = after_last_include(ctx, first)
         result.requests.append(Insertion.helper(at, lead + _helpers(newline_of(source))))
     return result
-
-
-_DIRECTIVE = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.MULTILINE)
-
-
-def _helper_blocks(source: bytes) -> list[tuple[int, int]]:
-    """Spans of the groups hipify-py wrote helpers in (`#if !defined(HIPIFY_PY_SHIM_x)` or an `#elif` of
-    it, up to its #endif): their shuffles are the group's own, and a second run leaves them alone."""
-    if b"HIPIFY_PY_SHIM_" not in source:
-        return []
-    spans: list[tuple[int, int]] = []
-    stack: list[int | None] = []  # per open group: where a helper branch started, or None
-    for m in _DIRECTIVE.finditer(source):
-        kind, line = m.group(1), m.group()
-        ours = b"HIPIFY_PY_SHIM_" in line and kind in (b"if", b"elif")
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            stack.append(m.start() if ours else None)
-        elif kind in (b"elif", b"else") and stack:
-            if stack[-1] is None and ours:
-                stack[-1] = m.start()
-        elif kind == b"endif" and stack:
-            start = stack.pop()
-            if start is not None:
-                spans.append((start, m.end()))
-    return spans
 
 
 def _plainly_arithmetic(source: bytes, value: Node) -> bool:
