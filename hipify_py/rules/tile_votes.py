@@ -43,11 +43,13 @@ __device__ inline unsigned long long hipify_py_tile_ballot(
   return N >= 64 ? votes : (votes >> ((__lane_id() / N) * N)) & ((1ull << (N % 64)) - 1);
 }
 template <unsigned int N, class P, class T>
-__device__ inline int hipify_py_tile_any(const cooperative_groups::thread_block_tile<N, P>& g, const T& pred) {
+__device__ inline int hipify_py_tile_any(
+    const cooperative_groups::thread_block_tile<N, P>& g, const T& pred) {
   return hipify_py_tile_ballot(g, pred) != 0;
 }
 template <unsigned int N, class P, class T>
-__device__ inline int hipify_py_tile_all(const cooperative_groups::thread_block_tile<N, P>& g, const T& pred) {
+__device__ inline int hipify_py_tile_all(
+    const cooperative_groups::thread_block_tile<N, P>& g, const T& pred) {
   return hipify_py_tile_ballot(g, pred) == (N >= 64 ? ~0ull : (1ull << (N % 64)) - 1);
 }
 #endif
