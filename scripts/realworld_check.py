@@ -413,6 +413,14 @@ def _value_rewrites(text: bytes) -> bytes:
     from hipify_py.rules.deviceptr_casts import c_casts
     from hipify_py.rules.prefix_macros import _DEFINE, LIBRARY_PREFIXES
 
+    if b"hip" in text or b"HIP" in text:  # the file's own HIP mapping of CUDA names (HIP170)
+        from hipify_py.analysis.project_aliases import defined_aliases
+        from hipify_py.pipeline.translate import default_tables
+
+        for name, value in defined_aliases(text, default_tables().names).items():
+            use = re.compile(rb"(?<!define )(?<![\w$])" + re.escape(name) + rb"(?![\w$])")
+            lines = text.splitlines(keepends=True)  # code lines only: comments keep the name
+            text = b"".join(ln if ln.lstrip().startswith(b"//") else use.sub(value, ln) for ln in lines)
     if b"cudaError" in text:
         names = b"|".join(NEVER_RETURNED_ERRORS)
         text = re.sub(

@@ -23,6 +23,9 @@ class Options(NamedTuple):
     # helpers (shims.yaml names) the project defines in a header this file includes (run/helper_defs.py
     # finds them; per file): no shim is written for them, their uses are settled
     defined_elsewhere: frozenset[str] = frozenset()
+    # (CUDA name, HIP name) the project's own compatibility header maps differently from the tables, in a
+    # header this mixed CUDA/HIP file includes (run/helper_defs.py; analysis/project_aliases.py)
+    project_aliases: tuple[tuple[str, str], ...] = ()
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"
 

@@ -33,7 +33,7 @@ class Result:
 
     why a plain class, not a dataclass: see engine/options.py"""
 
-    __slots__ = ("counts", "defines", "diagnostics", "edits", "lines", "text")
+    __slots__ = ("counts", "defines", "diagnostics", "edits", "lines", "mixed", "text")
 
     def __init__(
         self,
@@ -43,9 +43,10 @@ class Result:
         lines: int,
         edits: list[Edit],  # every edit applied (verify maps compiler lines back)
         defines: tuple[str, ...],  # macros the file #defines (option_macros: the project-wide decision)
+        mixed: bool = False,  # the file has HIP-platform branches: its headers may map CUDA names themselves
     ) -> None:
         self.text, self.diagnostics, self.counts = text, diagnostics, counts
-        self.lines, self.edits, self.defines = lines, edits, defines
+        self.lines, self.edits, self.defines, self.mixed = lines, edits, defines, mixed
 
     def changed_from(self, source: bytes) -> bool:
         return self.text != source
@@ -149,6 +150,7 @@ def translate(
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         edits=edits,
         defines=names_defined(ctx.define_lines),
+        mixed=b"#" in source and bool(ctx.hip_branches),
     )
 
 

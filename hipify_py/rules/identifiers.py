@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 
 from hipify_py.analysis.context import REWRITABLE, Context
+from hipify_py.analysis.project_aliases import defined_aliases
 from hipify_py.data.renames import Rename, renames_for
 from hipify_py.data.renames import load_table as _renames_table
 from hipify_py.data.schema import Entry
@@ -92,6 +93,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     shimmed = _shim_definitions(ctx, matches) | _user_definitions(ctx, matches)
     alias_names = _alias_names(ctx, matches)
     for_target = renames_for(ctx.target).names if ctx.target else {}
+    project = _project_aliases(ctx)
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -116,12 +118,45 @@ def rename_identifiers(ctx: Context) -> RuleResult:
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
             continue
         rename = for_target.get(token)
+        if token in project and _project_rename(ctx, entry, rename, start, end, project[token], result):
+            continue
         if rename is not None:
             _rename_for_target(ctx, entry, rename, start, end, result)
             continue
         _rewrite_entry(ctx, entry, start, end, result)
     result.diagnostics.extend(_pasted_names(ctx))
     return result
+
+
+def _project_aliases(ctx: Context) -> dict[bytes, bytes]:
+    """The project's own mapping of CUDA names where it differs from the tables: from the headers this
+    file includes (Options.project_aliases) and, first, from the file itself."""
+    found = {cuda.encode(): hip.encode() for cuda, hip in ctx.options.project_aliases}
+    if b"hip" in ctx.source or b"HIP" in ctx.source:
+        found.update(defined_aliases(ctx.source, ctx.tables.names))
+    return found
+
+
+def _project_rename(
+    ctx: Context, entry: Entry, rename: Rename | None, start: int, end: int, hip: bytes, result: RuleResult
+) -> bool:
+    """A use of a name the project maps itself becomes the project's HIP name (HIP170); its definition
+    stays. False where the tables' name for the target is the project's anyway, or where the target's
+    headers lack the project's name (probed)."""
+    ours = rename.hip if rename is not None else entry.hip
+    if ours is not None and ours.encode() == hip:
+        return False
+    lacking = ctx.tables.mappings.absent_in.get(hip.decode(), "")
+    if ctx.target and lacking and compare_versions(ctx.target, lacking) <= 0:
+        return False  # the target's headers lack the project's name (probed): the tables' name holds
+    if _definition(ctx, start, end) is None:
+        result.edits.append(Edit(start, end, hip))
+        result.counts["identifiers.project"] += 1
+        theirs = f"the tables' {ours}" if ours else "no HIP counterpart in the tables"
+        message = f"{entry.cuda} written as {hip.decode()}, as the project's own HIP mapping has it"
+        message += f" ({theirs})"
+        result.diagnostics.append(ctx.diag("HIP170", start, end, message))
+    return True
 
 
 # Declarator wrappers between a defined name and its definition node.
@@ -512,11 +547,28 @@ DECLARED = declare(
             "Test this call carefully on ROCm; its behaviour may differ from CUDA.",
             "The mapping tables mark this HIP counterpart as experimental.",
         ),
+        Rule(
+            "HIP170",
+            "project-own-mapping",
+            Severity.INFO,
+            "A CUDA name the project maps to HIP itself: it takes the project's HIP name",
+            "Nothing to do; the name is the one the project's own HIP build gives it.",
+            "A code base built for both platforms often has its own compatibility header for the HIP side "
+            "(`#define CUDA_MEMCPY3D hipMemcpy3DParms`, `typedef hipFoo cudaFoo;`, "
+            "`using cudaFoo = hipFoo;`) and writes its HIP branches against it. Where that maps a CUDA "
+            "name to another HIP name than "
+            "the tables (hipMemcpy3DParms, the runtime's struct, for the driver's CUDA_MEMCPY3D, whose "
+            "table name is HIP_MEMCPY3D), the uses in the shared code take the project's name, so they fit "
+            "its HIP branches (the fields they set) and hold whether or not the header is reached. Read "
+            "from the file itself and, for a file with HIP-platform branches, from the project headers it "
+            "includes; the definitions stay as written.",
+        ),
     ),
     tables=(_renames_table,),
     views=(renames_for,),
     fixtures=(
         "identifiers",
+        "calls/project_aliases*",
         "guards/cudacc_value",
         "extras",
         "namespaces",

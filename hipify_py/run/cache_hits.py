@@ -139,19 +139,23 @@ def from_cache(found: Found, settings: RunSettings, cache: ResultCache) -> FileO
 
 
 def _helpers_changed(found: Found, helpers: tuple, settings: RunSettings) -> bool:
-    """The result depended on the headers the file includes (it wrote helpers): do they still define
-    what they did? (The key is the file's own content; a header that changed makes this a miss.)"""
+    """The result depended on the headers the file includes (it wrote helpers, or it is a mixed CUDA/HIP
+    file): do they still define what they did? (The key is the file's own content; a header that changed
+    makes this a miss.)"""
     from hipify_py.pipeline.translate import default_tables
-    from hipify_py.run.helper_defs import defined_elsewhere
+    from hipify_py.run.helper_defs import defined_elsewhere, project_aliases
 
-    written, elsewhere = helpers
+    written, elsewhere, *aliases = helpers
     try:
         source = read_source(found.path)
     except InputError:
         return True
     tables = default_tables(settings.extra_mappings)
-    now = defined_elsewhere(str(found.path), source, str(found.root), written, tables)
-    return now != frozenset(elsewhere)
+    if written and defined_elsewhere(str(found.path), source, str(found.root), written, tables) != frozenset(
+        elsewhere
+    ):
+        return True
+    return bool(aliases) and project_aliases(str(found.path), source, str(found.root), tables) != aliases[0]
 
 
 def _cached_texts(found: Found, result: Result, cache: ResultCache) -> tuple[bytes, bytes] | None:

@@ -93,3 +93,16 @@ def defined_elsewhere(
         if found == wanted:
             break
     return frozenset(found)
+
+
+def project_aliases(path: str, source: bytes, root: str, tables: Tables) -> tuple[tuple[str, str], ...]:
+    """(CUDA name, HIP name) pairs the headers of `path`'s include closure map differently from the
+    tables, for the names `path` uses (analysis/project_aliases.py); the first header's definition counts."""
+    from hipify_py.analysis.project_aliases import defined_aliases, used_aliases
+
+    found: dict[bytes, bytes] = {}
+    for header in closure(path, source, root):
+        for name, value in defined_aliases(_read(header) or b"", tables.names).items():
+            found.setdefault(name, value)
+    used = used_aliases(source, found) if found else {}
+    return tuple(sorted((name.decode(), value.decode()) for name, value in used.items()))

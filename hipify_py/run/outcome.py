@@ -102,7 +102,7 @@ class FileOutcome:
         self.rewritten = rewritten
         self.moves = moves  # --verify: linemap.Layers from the translated text back to the source
         self.defines = defines  # macros the file #defines (option_macros)
-        # (helpers written, those the include closure defines) or (): run/helper_defs.py, cache re-check
+        # (helpers written, those the include closure defines[, project aliases]) or (): run/helper_defs.py
         self.helpers = helpers
 
     def __repr__(self) -> str:

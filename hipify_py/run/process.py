@@ -72,7 +72,8 @@ def _convert(
     found: Found, source: bytes, settings: RunSettings
 ) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...], tuple]:
     """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines,
-    the written helpers and those the include closure defines (run/helper_defs.py; () when none)."""
+    and what the result took from the include closure (run/helper_defs.py; () when nothing): the written
+    helpers, those the closure defines, and for a mixed CUDA/HIP file the project's own aliases."""
     if found.kind == "build":
         from dataclasses import replace  # why here: buildfiles' options are a dataclass (imported with them)
 
@@ -97,10 +98,20 @@ def _convert(
     )
     result = translate(source, options, tables, renamed)
     helpers: tuple = ()
+    again: dict = {}
     if result.counts.get("shims"):  # the project may define a written helper in a header the file includes
         helpers, elsewhere = _helpers_elsewhere(found, source, result.text, tables)
         if elsewhere:
-            result = translate(source, options._replace(defined_elsewhere=elsewhere), tables, renamed)
+            again["defined_elsewhere"] = elsewhere
+    if result.mixed:  # a mixed CUDA/HIP file: its headers may map CUDA names to HIP ones themselves
+        from hipify_py.run.helper_defs import project_aliases
+
+        aliases = project_aliases(str(found.path), source, str(found.root), tables)
+        helpers = (*(helpers or ((), ())), aliases)
+        if aliases:
+            again["project_aliases"] = aliases
+    if again:
+        result = translate(source, options._replace(**again), tables, renamed)
     text = result.text
     layers: tuple = ()
     if settings.keep_moves and text != source:

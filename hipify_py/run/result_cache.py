@@ -50,7 +50,7 @@ class Result(NamedTuple):
     message: str
     moves: tuple = ()  # --verify runs: linemap layers (translated -> original positions)
     defines: tuple[str, ...] = ()  # macros the file #defines: the project-wide part of a hit's findings
-    # (helpers the translation wrote, those the include closure defined): a hit re-checks the headers
+    # (helpers written, those the closure defined[, its project aliases]): a hit re-checks the headers
     helpers: tuple = ()
 
     def as_tuple(self) -> tuple:
