@@ -24,7 +24,7 @@ from hipify_py.buildfiles.libraries import (
     lib_key,
     lib_target,
 )
-from hipify_py.buildfiles.nvcc_flags import renamed_definitions, translate_flags
+from hipify_py.buildfiles.nvcc_flags import identity_note, renamed_definitions, translate_flags
 from hipify_py.util.lazyre import lazy
 
 _ARCH_ITEM = lazy(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
@@ -545,7 +545,13 @@ def plan_command(cmd: Cmd, facts: CMakeFacts, covered: set[str], state: dict[str
     elif key in ("add_compile_definitions", "target_compile_definitions"):
         first = 1 if key.startswith("target_") else 0
         raw = [a.text for a in cmd.args[first:]]
-        plan.args.update({first + k: t for k, t in renamed_definitions(raw).items()})
+        for k, text in renamed_definitions(raw).items():
+            plan.args[first + k] = text or None  # "": nvcc's identity macro, dropped
+            if not text:
+                arg = cmd.args[first + k]
+                message = identity_note(arg.text)
+                hint = "Nothing to do; the HIP build defines __HIPCC__ itself."
+                plan.notes.append(Note(arg.start, arg.end, RULE_NVCC_FLAG, INFO, message, hint))
     elif key in ("target_link_libraries", "link_libraries"):
         _plan_link(cmd, facts, plan)
     elif key in ("set_target_properties", "set_property", "set_source_files_properties"):

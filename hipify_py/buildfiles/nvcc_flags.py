@@ -285,9 +285,39 @@ def _define_flag(pieces: Sequence[str], i: int) -> tuple[tuple[str, ...], int] |
 
 
 def renamed_definitions(args: Sequence[str]) -> dict[int, str]:
-    """CMake compile definitions (NAME[=VALUE], no -D) -> index: the renamed text, where it changes."""
-    out = {k: _renamed_definition(a) for k, a in enumerate(args)}
+    """CMake compile definitions (NAME[=VALUE], no -D) -> index: the renamed text, where it changes
+    ("" for nvcc's own identity macros, which a HIP build must not define)."""
+    out = {k: "" if _identity(a) else _renamed_definition(a) for k, a in enumerate(args)}
     return {k: t for k, t in out.items() if t != args[k]}
+
+
+# nvcc's identity macros, which some builds define by hand: under hipcc they make HIP's headers pick the
+# NVIDIA platform as well ("Must define exactly one of __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__"),
+# and the translated sources test __HIPCC__ where they tested them (rules/nvcc_guards.py, the tables)
+_NVCC_IDENTITY = frozenset({"__NVCC__", "__CUDACC__"})
+_IDENTITY_NOTE = (
+    "{} dropped: nvcc's own macro, which under hipcc makes HIP's headers pick the NVIDIA platform too; "
+    "the translated sources test __HIPCC__ where they tested it"
+)
+
+
+def identity_note(definition: str) -> str:
+    return _IDENTITY_NOTE.format(definition)
+
+
+def _identity(definition: str) -> bool:
+    return definition.partition("=")[0] in _NVCC_IDENTITY
+
+
+def _identity_define(pieces: Sequence[str], i: int) -> int:
+    """Pieces spanned by a -D of nvcc's identity macro at i (0: none)."""
+    p = pieces[i]
+    if p in ("-D", "--define-macro") and i + 1 < len(pieces) and _identity(pieces[i + 1]):
+        return 2
+    for opt in ("-D", "--define-macro="):
+        if p.startswith(opt) and _identity(p[len(opt) :]):
+            return 1
+    return 0
 
 
 class _FlagNote(NamedTuple):
@@ -330,6 +360,13 @@ def translate_flags(
             i += span
             continue
         p = pieces[i]
+        identity = _identity_define(pieces, i) if p.startswith(("-D", "--define")) else 0
+        if identity:
+            new.update({k: () for k in range(i, i + identity)})
+            message = identity_note(" ".join(pieces[i : i + identity]))
+            notes.append(_FlagNote(i, INFO, message, "Nothing to do; the HIP build defines __HIPCC__ itself."))
+            i += identity
+            continue
         defined = _define_flag(pieces, i) if p.startswith(("-D", "-U", "--define", "--undefine")) else None
         if defined is not None:
             new.update({i: defined[0], **{k: () for k in range(i + 1, i + defined[1])}})
