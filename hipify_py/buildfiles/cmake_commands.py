@@ -24,7 +24,12 @@ from hipify_py.buildfiles.libraries import (
     lib_key,
     lib_target,
 )
-from hipify_py.buildfiles.nvcc_flags import identity_note, renamed_definitions, translate_flags
+from hipify_py.buildfiles.nvcc_flags import (
+    IDENTITY_HINT,
+    identity_note,
+    renamed_definitions,
+    translate_flags,
+)
 from hipify_py.util.lazyre import lazy
 
 _ARCH_ITEM = lazy(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major|sm_\w+|compute_\w+)")
@@ -550,8 +555,7 @@ def plan_command(cmd: Cmd, facts: CMakeFacts, covered: set[str], state: dict[str
             if not text:
                 arg = cmd.args[first + k]
                 message = identity_note(arg.text)
-                hint = "Nothing to do; the HIP build defines __HIPCC__ itself."
-                plan.notes.append(Note(arg.start, arg.end, RULE_NVCC_FLAG, INFO, message, hint))
+                plan.notes.append(Note(arg.start, arg.end, RULE_NVCC_FLAG, INFO, message, IDENTITY_HINT))
     elif key in ("target_link_libraries", "link_libraries"):
         _plan_link(cmd, facts, plan)
     elif key in ("set_target_properties", "set_property", "set_source_files_properties"):

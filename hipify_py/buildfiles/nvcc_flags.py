@@ -301,6 +301,9 @@ _IDENTITY_NOTE = (
 )
 
 
+IDENTITY_HINT = "Nothing to do; the HIP build defines __HIPCC__ itself."
+
+
 def identity_note(definition: str) -> str:
     return _IDENTITY_NOTE.format(definition)
 
@@ -364,7 +367,7 @@ def translate_flags(
         if identity:
             new.update({k: () for k in range(i, i + identity)})
             message = identity_note(" ".join(pieces[i : i + identity]))
-            notes.append(_FlagNote(i, INFO, message, "Nothing to do; the HIP build defines __HIPCC__ itself."))
+            notes.append(_FlagNote(i, INFO, message, IDENTITY_HINT))
             i += identity
             continue
         defined = _define_flag(pieces, i) if p.startswith(("-D", "-U", "--define", "--undefine")) else None
