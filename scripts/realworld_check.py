@@ -331,7 +331,7 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     before = _value_rewrites(before)
-    after = _CACHE_HINT_HELPER.sub(b"__", after)
+    after = _without_deviceptr_math(_CACHE_HINT_HELPER.sub(b"__", after))
     before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
     if b"##" in before:  # both sides: a paste the translator keeps (`CUDA_##`, a project's constants)
@@ -521,6 +521,40 @@ def _brace_types() -> re.Pattern[bytes]:
 
 # `x = {}` -> `x = __half2{}` (rules/brace_assign.py): the type name written before the braces
 _BRACE_TYPE = _brace_types()
+
+
+def _closing(text: bytes, open_: int) -> int:
+    """The offset of the `)` matching the `(` at `open_` (len(text) when unmatched)."""
+    depth = 0
+    for at in range(open_, len(text)):
+        depth += {40: 1, 41: -1}.get(text[at], 0)
+        if depth == 0:
+            return at
+    return len(text)
+
+
+_COMPOUND_BACK = re.compile(rb"([\w.>-]+) = \1 ([+-]) +")
+
+
+def _without_deviceptr_math(text: bytes) -> bytes:
+    """The output's CUdeviceptr arithmetic (rules/deviceptr_arith.py) read back: `((hipDeviceptr_t)(S))`
+    -> S, `((uintptr_t)(...) ...)` -> its content, `(uintptr_t)(X)` -> X, `p = p + n` -> `p += n`."""
+    if b"uintptr_t)(" not in text:
+        return text
+    for opening in (b"((hipDeviceptr_t)(", b"((uintptr_t)(", b"(uintptr_t)("):
+        # the grouping `(` before a cast, not a call's (`f((uintptr_t)(p) + n)` keeps f's)
+        where = re.compile(rb"(?<![\w)\]])" + re.escape(opening))
+        while (found := where.search(text)) is not None:
+            at = found.start()
+            inner = at + len(opening) - 1 if opening != b"((uintptr_t)(" else at
+            end = _closing(text, inner)
+            if opening == b"((hipDeviceptr_t)(":  # its own `)` and the outer one
+                text = text[:at] + text[inner + 1 : end] + text[end + 2 :]
+            elif opening == b"((uintptr_t)(":  # the outer parentheses only; the cast goes next
+                text = text[:at] + text[at + 1 : end] + text[end + 1 :]
+            else:
+                text = text[:at] + text[inner + 1 : end] + text[end + 1 :]
+    return _COMPOUND_BACK.sub(rb"\1 \2= ", text)
 
 
 def _same_modulo_edits(old: bytes, new: bytes, canon: Canon, launch: bool, symbol: bool) -> bool:

@@ -304,6 +304,7 @@ def convert(
             verify_params.get("offload_arch"), target.version, any(f.kind == "build" for f in files)
         ),
         defines=_user_defines(verify_params),
+        roots=tuple(sorted({str(f.root) for f in files})),
     )
     formats = report_formats(reports, report_format)
     min_show = None if show == "none" else Severity.parse(show)

@@ -26,6 +26,9 @@ class Options(NamedTuple):
     # (CUDA name, HIP name) the project's own compatibility header maps differently from the tables, in a
     # header this mixed CUDA/HIP file includes (run/helper_defs.py; analysis/project_aliases.py)
     project_aliases: tuple[tuple[str, str], ...] = ()
+    # names this file's headers declare as CUdeviceptr, which the file uses (run/helper_defs.py;
+    # analysis/deviceptr_names.py): arithmetic on them is integer arithmetic in CUDA
+    deviceptr_names: tuple[str, ...] = ()
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"
 

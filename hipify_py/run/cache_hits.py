@@ -15,7 +15,7 @@ from hipify_py.engine.options import with_filename
 from hipify_py.run.discover import Found
 from hipify_py.run.outcome import FileOutcome, Mode, RunSettings, Status, diagnostic_of, diagnostic_tuples
 from hipify_py.run.output_names import RenamePlan
-from hipify_py.run.process import deliver, output_path, to_mirror
+from hipify_py.run.process import deliver, header_roots, output_path, to_mirror
 from hipify_py.run.result_cache import Result, ResultCache, get_blob, settings_digest
 from hipify_py.util.fileio import (
     InputError,
@@ -143,19 +143,20 @@ def _helpers_changed(found: Found, helpers: tuple, settings: RunSettings) -> boo
     file): do they still define what they did? (The key is the file's own content; a header that changed
     makes this a miss.)"""
     from hipify_py.pipeline.translate import default_tables
-    from hipify_py.run.helper_defs import defined_elsewhere, project_aliases
+    from hipify_py.run.helper_defs import defined_elsewhere, deviceptr_names, project_aliases
 
-    written, elsewhere, *aliases = helpers
+    written, elsewhere, aliases, pointers = (*helpers, (), ())[:4]
     try:
         source = read_source(found.path)
     except InputError:
         return True
+    path, root = str(found.path), header_roots(found, settings)
     tables = default_tables(settings.extra_mappings)
-    if written and defined_elsewhere(str(found.path), source, str(found.root), written, tables) != frozenset(
-        elsewhere
-    ):
+    if written and defined_elsewhere(path, source, root, written, tables) != frozenset(elsewhere):
         return True
-    return bool(aliases) and project_aliases(str(found.path), source, str(found.root), tables) != aliases[0]
+    if aliases and project_aliases(path, source, root, tables) != aliases[0]:
+        return True
+    return bool(pointers) and deviceptr_names(path, source, root) != pointers[0]
 
 
 def _cached_texts(found: Found, result: Result, cache: ResultCache) -> tuple[bytes, bytes] | None:

@@ -53,8 +53,12 @@ def _read(path: str) -> bytes | None:
     return text
 
 
-def closure(path: str, source: bytes, root: str) -> list[str]:
-    """The project headers `path` includes, directly or not (not `path` itself), in discovery order."""
+def closure(path: str, source: bytes, root: str | tuple[str, ...]) -> list[str]:
+    """The project headers `path` includes, directly or not (not `path` itself), in discovery order: a
+    quoted include beside its includer, then (as an angled one) under the file's root and the run's other
+    roots (`root`: that one, or all of them, the file's first), then in an `include/` folder of the
+    includer's folder or a parent within the file's root."""
+    roots = (root,) if isinstance(root, str) else root
     start = os.path.realpath(path)
     seen = {start}
     found: list[str] = []
@@ -67,7 +71,7 @@ def closure(path: str, source: bytes, root: str) -> list[str]:
         for m in _INCLUDE.finditer(text):
             quoted = m.group(1) is not None
             name = os.fsdecode(m.group(1) if quoted else m.group(2))
-            for base in (folder, root) if quoted else (root,):
+            for base in ((folder, *roots) if quoted else roots) + _include_folders(folder, roots[0]):
                 candidate = os.path.realpath(os.path.join(base, name))
                 if candidate in seen:
                     break
@@ -80,8 +84,22 @@ def closure(path: str, source: bytes, root: str) -> list[str]:
     return found
 
 
+def _include_folders(folder: str, root: str) -> tuple[str, ...]:
+    """The `include/` folders beside the includer's folder and its parents up to the run's root: the -I
+    a project's build gives for the usual layout (OpenMM's src/X.cpp including "X.h" from include/)."""
+    root = os.path.realpath(root)
+    found: list[str] = []
+    while folder.startswith(root):
+        found.append(os.path.join(folder, "include"))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return tuple(found)
+
+
 def defined_elsewhere(
-    path: str, source: bytes, root: str, names: Iterable[str], tables: Tables
+    path: str, source: bytes, root: str | tuple[str, ...], names: Iterable[str], tables: Tables
 ) -> frozenset[str]:
     """The `names` that a header of `path`'s include closure defines."""
     from hipify_py.rules.shims import defined_helpers
@@ -95,7 +113,9 @@ def defined_elsewhere(
     return frozenset(found)
 
 
-def project_aliases(path: str, source: bytes, root: str, tables: Tables) -> tuple[tuple[str, str], ...]:
+def project_aliases(
+    path: str, source: bytes, root: str | tuple[str, ...], tables: Tables
+) -> tuple[tuple[str, str], ...]:
     """(CUDA name, HIP name) pairs the headers of `path`'s include closure map differently from the
     tables, for the names `path` uses (analysis/project_aliases.py); the first header's definition counts."""
     from hipify_py.analysis.project_aliases import defined_aliases, used_aliases
@@ -106,3 +126,14 @@ def project_aliases(path: str, source: bytes, root: str, tables: Tables) -> tupl
             found.setdefault(name, value)
     used = used_aliases(source, found) if found else {}
     return tuple(sorted((name.decode(), value.decode()) for name, value in used.items()))
+
+
+def deviceptr_names(path: str, source: bytes, root: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The names the headers of `path`'s include closure declare as CUdeviceptr (and nothing else there)
+    that `path` uses (analysis/deviceptr_names.py)."""
+    from hipify_py.analysis.deviceptr_names import declared, used
+
+    found: set[bytes] = set()
+    for header in closure(path, source, root):
+        found |= declared(_read(header) or b"")
+    return tuple(sorted(name.decode() for name in used(source, frozenset(found)))) if found else ()

@@ -52,6 +52,9 @@ class RunSettings(NamedTuple):
     # run() turns it off for a few files (see REMEMBER_WRITTEN_FROM).
     remember_written: bool = True
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] the user builds with (--verify's, config `defines`)
+    # the folders the run was given: where a file's headers are looked for beside its own root (the -I of
+    # a project built from several of them: run/helper_defs.py)
+    roots: tuple[str, ...] = ()
 
 
 class FileOutcome:
@@ -102,7 +105,7 @@ class FileOutcome:
         self.rewritten = rewritten
         self.moves = moves  # --verify: linemap.Layers from the translated text back to the source
         self.defines = defines  # macros the file #defines (option_macros)
-        # (helpers written, those the include closure defines[, project aliases]) or (): run/helper_defs.py
+        # (helpers written, those the closure defines[, project aliases, CUdeviceptr names]) or ()
         self.helpers = helpers
 
     def __repr__(self) -> str:

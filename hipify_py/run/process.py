@@ -73,7 +73,8 @@ def _convert(
 ) -> tuple[bytes, list[Diagnostic], Counter[str], tuple, tuple[str, ...], tuple]:
     """Converted text, findings, counts, (with keep_moves) the linemap layers of the edits, #defines,
     and what the result took from the include closure (run/helper_defs.py; () when nothing): the written
-    helpers, those the closure defines, and for a mixed CUDA/HIP file the project's own aliases."""
+    helpers, those the closure defines, for a mixed CUDA/HIP file the project's own aliases, for a
+    driver-API user the names its headers declare as CUdeviceptr."""
     if found.kind == "build":
         from dataclasses import replace  # why here: buildfiles' options are a dataclass (imported with them)
 
@@ -100,16 +101,26 @@ def _convert(
     helpers: tuple = ()
     again: dict = {}
     if result.counts.get("shims"):  # the project may define a written helper in a header the file includes
-        helpers, elsewhere = _helpers_elsewhere(found, source, result.text, tables)
+        roots = header_roots(found, settings)
+        helpers, elsewhere = _helpers_elsewhere(found, source, result.text, tables, roots)
         if elsewhere:
             again["defined_elsewhere"] = elsewhere
+    aliases: tuple = ()
     if result.mixed:  # a mixed CUDA/HIP file: its headers may map CUDA names to HIP ones themselves
         from hipify_py.run.helper_defs import project_aliases
 
-        aliases = project_aliases(str(found.path), source, str(found.root), tables)
-        helpers = (*(helpers or ((), ())), aliases)
-        if aliases:
-            again["project_aliases"] = aliases
+        aliases = (project_aliases(str(found.path), source, header_roots(found, settings), tables),)
+        if aliases[0]:
+            again["project_aliases"] = aliases[0]
+    pointers: tuple = ()
+    if result.counts.get("identifiers.driver"):  # its headers may declare CUdeviceptr members it adds to
+        from hipify_py.run.helper_defs import deviceptr_names
+
+        pointers = (deviceptr_names(str(found.path), source, header_roots(found, settings)),)
+        if pointers[0]:
+            again["deviceptr_names"] = pointers[0]
+    if aliases or pointers:
+        helpers = (*(helpers or ((), ())), aliases, pointers)
     if again:
         result = translate(source, options._replace(**again), tables, renamed)
     text = result.text
@@ -121,8 +132,14 @@ def _convert(
     return text, result.diagnostics, result.counts, layers, result.defines, helpers
 
 
+def header_roots(found: Found, settings: RunSettings) -> tuple[str, ...]:
+    """Where the file's project headers are looked for: its own root first, then the run's others."""
+    root = str(found.root)
+    return (root, *(r for r in settings.roots if r != root))
+
+
 def _helpers_elsewhere(
-    found: Found, source: bytes, text: bytes, tables: Tables
+    found: Found, source: bytes, text: bytes, tables: Tables, roots: tuple[str, ...]
 ) -> tuple[tuple, frozenset[str]]:
     """((the helpers written, those the closure defines), the latter): what the cache keeps to re-check."""
     from hipify_py.run.helper_defs import defined_elsewhere, written_helpers
@@ -130,7 +147,7 @@ def _helpers_elsewhere(
     written = written_helpers(source, text)
     if not written:
         return (), frozenset()
-    elsewhere = defined_elsewhere(str(found.path), source, str(found.root), written, tables)
+    elsewhere = defined_elsewhere(str(found.path), source, roots, written, tables)
     return (written, tuple(sorted(elsewhere))), elsewhere
 
 

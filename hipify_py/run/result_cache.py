@@ -50,7 +50,7 @@ class Result(NamedTuple):
     message: str
     moves: tuple = ()  # --verify runs: linemap layers (translated -> original positions)
     defines: tuple[str, ...] = ()  # macros the file #defines: the project-wide part of a hit's findings
-    # (helpers written, those the closure defined[, its project aliases]): a hit re-checks the headers
+    # (helpers written, those the closure defined[, aliases, CUdeviceptr names]): a hit re-checks them
     helpers: tuple = ()
 
     def as_tuple(self) -> tuple:
