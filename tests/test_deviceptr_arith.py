@@ -49,14 +49,13 @@ def _convert(root: Path, out: Path, version: str) -> bytes:
 def test_an_accessor_declared_in_a_header(
     chain: Toolchain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    hipcc = require(chain)
     monkeypatch.setenv("HIPIFY_PY_CACHE_DIR", "")
+    text = _convert(_project(tmp_path / "proj"), tmp_path / "out", chain.version)
     out = tmp_path / "out"
-    text = _convert(_project(tmp_path / "proj"), out, chain.version)
     assert (
         b"((hipDeviceptr_t)((uintptr_t)(a.getDevicePointer()) + (uintptr_t)(offset * a.elementSize)))" in text
     )
-    proc = syntax_check(hipcc, out / "src" / "upload.cpp", f"-I{out / 'src'}")
+    proc = syntax_check(require(chain), out / "src" / "upload.cpp", f"-I{out / 'src'}")
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
