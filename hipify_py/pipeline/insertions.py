@@ -163,12 +163,20 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
     kernels = _has_kernel_code(ctx, dead)
     if not any(counts[k] for k in _RUNTIME_FAMILIES) and not kernels:
         return []
-    if any(e.text == b"hip/hip_runtime.h" for e in edits):
+    if _included(ctx, edits, b"hip/hip_runtime.h"):
         return []
     # hip_runtime_api.h declares the API but not threadIdx, __syncthreads...: enough only without kernels
-    if any(e.text == b"hip/hip_runtime_api.h" for e in edits) and not kernels:
+    if _included(ctx, edits, b"hip/hip_runtime_api.h") and not kernels:
         return []
     return [Insertion(RUNTIME, TOP, _RUNTIME_HEADER)]
+
+
+def _included(ctx: Context, edits: list[Edit], header: bytes) -> bool:
+    """An include rewritten to `header` that hipcc compiles: not one in a branch it never takes
+    (`#ifndef __CUDACC__ #define __CUDACC__ #include "cuda_runtime.h" #endif`, for editors and host
+    compilers: nvcc includes its runtime itself, and under hipcc that block is skipped)."""
+    found = [e.start for e in edits if e.text == header]
+    return bool(found) and any(not any(a <= at < b for a, b in ctx.branches.dead) for at in found)
 
 
 # nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares

@@ -98,8 +98,25 @@ def _declared(ctx: Context, name: bytes, at: int, want_pointer: bool, either: bo
         d = last_declaration(ctx.source, name, lo, hi)
         if d is not None:
             is_pointer = bool(d.group(2)) or (either and bool(d.group(4)))
-            return d.group(1) if is_pointer == want_pointer else None
+            if is_pointer != want_pointer:
+                return None
+            return _with_leading_words(ctx.source, d.start(1), d.group(1))
     return None
+
+
+_INTEGER_WORDS = frozenset((b"unsigned", b"signed", b"short", b"long"))
+_WORD_BEFORE = lazy(rb"([A-Za-z_]\w*)[ \t]+\Z")
+
+
+def _with_leading_words(source: bytes, start: int, last: bytes) -> bytes:
+    """`unsigned short int` for the `int` of `unsigned short int *p` (the pattern's type is one word)."""
+    words = [last]
+    while (m := _WORD_BEFORE.search(source, max(0, start - 32), start)) is not None:
+        if m.group(1) not in _INTEGER_WORDS:
+            break
+        words.insert(0, m.group(1))
+        start = m.start()
+    return b" ".join(words)
 
 
 @functools.lru_cache(maxsize=8)
