@@ -172,11 +172,33 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
 
 
 def _included(ctx: Context, edits: list[Edit], header: bytes) -> bool:
-    """An include rewritten to `header` that hipcc compiles: not one in a branch it never takes
+    """An include rewritten to `header` that hipcc compiles: not one only other compilers see
     (`#ifndef __CUDACC__ #define __CUDACC__ #include "cuda_runtime.h" #endif`, for editors and host
     compilers: nvcc includes its runtime itself, and under hipcc that block is skipped)."""
     found = [e.start for e in edits if e.text == header]
-    return bool(found) and any(not any(a <= at < b for a, b in ctx.branches.dead) for at in found)
+    return bool(found) and any(not _not_nvcc(ctx.source, at) for at in found)
+
+
+_CONDITIONAL = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.MULTILINE)
+_NOT_NVCC = lazy(
+    rb"[ \t]+(?:(__CUDACC__|__NVCC__)|!\s*defined\s*\(?\s*(__CUDACC__|__NVCC__)\s*\)?)\s*(?://.*|/\*.*)?"
+)
+
+
+def _not_nvcc(source: bytes, at: int) -> bool:
+    """`at` is in the first branch of `#ifndef __CUDACC__` (`#if !defined(__NVCC__)`): code for compilers
+    other than nvcc, which the translation makes code for compilers other than hipcc."""
+    stack: list[bool] = []
+    for m in _CONDITIONAL.finditer(source, 0, at):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef", b"ifndef"):
+            test = _NOT_NVCC.fullmatch(m.group(2))
+            stack.append(test is not None and (kind == b"ifndef") == (test.group(1) is not None))
+        elif kind == b"endif" and stack:
+            stack.pop()
+        elif stack:
+            stack[-1] = False  # #else/#elif: no longer the test's first branch
+    return any(stack)
 
 
 # nvcc includes cuda_runtime.h in every .cu, so kernel code compiles without an include; hipcc declares
