@@ -11,6 +11,7 @@ not the project's header is reached, as the project's own build has it. Found in
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -36,15 +37,9 @@ def defined_aliases(text: bytes, names: Mapping[bytes, Entry]) -> dict[bytes, by
         return {}
     found: dict[bytes, bytes] = {}
     known: frozenset[bytes] | None = None
-    for m in _ALIAS.finditer(text):
-        if m.group(1) is not None:
-            name, value = m.group(1), m.group(2)
-        elif m.group(3) is not None:
-            name, value = m.group(4), m.group(3)
-        else:
-            name, value = m.group(5), m.group(6)
+    for name, value in _pairs(text):
         entry = names.get(name)
-        if entry is None or name in found or _HIP_LIKE.fullmatch(value) is None:
+        if entry is None or name in found:
             continue
         if entry.hip is not None and entry.hip.encode() == value:
             continue
@@ -53,6 +48,23 @@ def defined_aliases(text: bytes, names: Mapping[bytes, Entry]) -> dict[bytes, by
         if value in known:
             found[name] = value
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _pairs(text: bytes) -> tuple[tuple[bytes, bytes], ...]:
+    """(name, value) of each alias `text` defines with a HIP-looking value. Cached: a header's text is one
+    bytes object per process (run/helper_defs.py), read for every file that includes it."""
+    found = []
+    for m in _ALIAS.finditer(text):
+        if m.group(1) is not None:
+            name, value = m.group(1), m.group(2)
+        elif m.group(3) is not None:
+            name, value = m.group(4), m.group(3)
+        else:
+            name, value = m.group(5), m.group(6)
+        if _HIP_LIKE.fullmatch(value) is not None:
+            found.append((name, value))
+    return tuple(found)
 
 
 def used_aliases(source: bytes, aliases: Mapping[bytes, bytes]) -> dict[bytes, bytes]:

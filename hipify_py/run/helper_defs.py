@@ -27,8 +27,10 @@ _SHIM_MACRO = lazy(rb"^[ \t]*#[ \t]*define[ \t]+HIPIFY_PY_SHIM_(\w+)", re.MULTIL
 _INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 MAX_HEADERS = 500  # a closure larger than this is not followed further (generated code, a vendored SDK)
 
-# per process (a run's worker): a header's text by its stat, read once however many files include it
+# per process (a run's worker): a header's text by its stat, read once however many files include it,
+# and the paths found missing (a run does not wait for headers to appear)
 _texts: dict[str, tuple[tuple[int, int], bytes]] = {}
+_missing: set[str] = set()
 
 
 def written_helpers(source: bytes, text: bytes) -> tuple[str, ...]:
@@ -53,11 +55,12 @@ def _read(path: str) -> bytes | None:
     return text
 
 
-def closure(path: str, source: bytes, root: str | tuple[str, ...]) -> list[str]:
+def closure(path: str, source: bytes, root: str | tuple[str, ...], wide: bool = False) -> list[str]:
     """The project headers `path` includes, directly or not (not `path` itself), in discovery order: a
     quoted include beside its includer, then (as an angled one) under the file's root and the run's other
-    roots (`root`: that one, or all of them, the file's first), then in an `include/` folder of the
-    includer's folder or a parent within the file's root."""
+    roots (`root`: that one, or all of them, the file's first), then (`wide`) in the includer's parent
+    folders and their `include/` folders. Why not wide for helpers: a definition is matched by name, and
+    a header found by a guess must not take a helper away."""
     roots = (root,) if isinstance(root, str) else root
     start = os.path.realpath(path)
     seen = {start}
@@ -71,11 +74,17 @@ def closure(path: str, source: bytes, root: str | tuple[str, ...]) -> list[str]:
         for m in _INCLUDE.finditer(text):
             quoted = m.group(1) is not None
             name = os.fsdecode(m.group(1) if quoted else m.group(2))
-            for base in ((folder, *roots) if quoted else roots) + _include_folders(folder, roots[0]):
-                candidate = os.path.realpath(os.path.join(base, name))
+            for base in ((folder, *roots) if quoted else roots) + (_include_folders(folder) if wide else ()):
+                candidate = os.path.normpath(os.path.join(base, name))
+                if candidate in _missing:
+                    continue  # why: a system header (<vector>) is looked for in every folder, per file
+                header = _read(candidate)
+                if header is None:
+                    _missing.add(candidate)
+                    continue
+                candidate = os.path.realpath(candidate)
                 if candidate in seen:
                     break
-                header = _read(candidate)
                 if header is not None:
                     seen.add(candidate)
                     found.append(candidate)
@@ -84,16 +93,20 @@ def closure(path: str, source: bytes, root: str | tuple[str, ...]) -> list[str]:
     return found
 
 
-def _include_folders(folder: str, root: str) -> tuple[str, ...]:
-    """The `include/` folders beside the includer's folder and its parents up to the run's root: the -I
-    a project's build gives for the usual layout (OpenMM's src/X.cpp including "X.h" from include/)."""
-    root = os.path.realpath(root)
+_PARENTS = 6  # how far up from the includer a project's -I folder is looked for
+
+
+def _include_folders(folder: str) -> tuple[str, ...]:
+    """The -I folders a project's build gives for the usual layouts, looked for from the includer up:
+    its parents (`<occa/internal/modes/cuda/buffer.hpp>` from src/occa/internal/modes/cuda/, with -Isrc)
+    and the `include/` folders beside it and them (OpenMM's src/X.cpp including "X.h" from include/)."""
     found: list[str] = []
-    while folder.startswith(root):
+    for _ in range(_PARENTS):
         found.append(os.path.join(folder, "include"))
         parent = os.path.dirname(folder)
         if parent == folder:
             break
+        found.append(parent)
         folder = parent
     return tuple(found)
 
@@ -121,7 +134,7 @@ def project_aliases(
     from hipify_py.analysis.project_aliases import defined_aliases, used_aliases
 
     found: dict[bytes, bytes] = {}
-    for header in closure(path, source, root):
+    for header in closure(path, source, root, wide=True):
         for name, value in defined_aliases(_read(header) or b"", tables.names).items():
             found.setdefault(name, value)
     used = used_aliases(source, found) if found else {}
@@ -134,6 +147,6 @@ def deviceptr_names(path: str, source: bytes, root: str | tuple[str, ...]) -> tu
     from hipify_py.analysis.deviceptr_names import declared, used
 
     found: set[bytes] = set()
-    for header in closure(path, source, root):
+    for header in closure(path, source, root, wide=True):
         found |= declared(_read(header) or b"")
     return tuple(sorted(name.decode() for name in used(source, frozenset(found)))) if found else ()
