@@ -80,3 +80,5 @@ void* ptr2;
 """
     assert declared(text) == {b"a", b"b", b"cuPtr", b"get", b"base", b"dst"}  # ptr2: also a void*
     assert used(b"x = s.cuPtr + 1; char* dst = 0;", declared(text)) == {b"cuPtr"}
+    # a header an in-place run converted before the file that includes it
+    assert declared(b"struct B { hipDeviceptr_t cuPtr; char* ptr; };") == {b"cuPtr"}

@@ -1,5 +1,6 @@
 """Names a file or its headers declare with CUDA's CUdeviceptr as their type: variables, members,
-parameters, and functions that return one (`CUdeviceptr& getDevicePointer()`).
+parameters, and functions that return one (`CUdeviceptr& getDevicePointer()`). A header that an
+in-place run has converted already declares them as hipDeviceptr_t: the same names.
 
 CUdeviceptr is an unsigned integer, and driver-API code adds offsets to it (`pointer + offset`,
 `b->cuPtr + offset`: OpenMM, OCCA); HIP's hipDeviceptr_t is `void*` on AMD, on which clang rejects
@@ -17,7 +18,7 @@ from hipify_py.util.lazyre import lazy
 # `CUdeviceptr [const] [&] name` then what may follow a declared name: `;` `=` `,` `)` `[` `{`, or a
 # function's `(...)` (its parameters) followed by a body or `;`; `CUdeviceptr* p` (a pointer to one) is not
 _DECLARED = lazy(
-    rb"\bCUdeviceptr(?:_v2)?\b[ \t]*(?:const\b[ \t]*)?(?:&[ \t]*)?([A-Za-z_]\w*)[ \t]*"
+    rb"\b(?:CUdeviceptr(?:_v2)?|hipDeviceptr_t)\b[ \t]*(?:const\b[ \t]*)?(?:&[ \t]*)?([A-Za-z_]\w*)[ \t]*"
     rb"(?=[;=,)\[{]|\([^;{}()]*\)[ \t]*(?:const\b[ \t]*)?(?:override\b[ \t]*)?[{;])"
 )
 # `CUdeviceptr a, b;`: the names after the first
@@ -27,7 +28,7 @@ _MORE = lazy(rb"[ \t]*,[ \t]*([A-Za-z_]\w*)[ \t]*(?=[;=,])")
 @functools.lru_cache(maxsize=1024)  # a header's text: one bytes object per process, for every includer
 def declared(text: bytes) -> frozenset[bytes]:
     """The names `text` declares with the type CUdeviceptr, less those it also declares otherwise."""
-    if b"CUdeviceptr" not in text:
+    if b"CUdeviceptr" not in text and b"hipDeviceptr_t" not in text:
         return frozenset()
     names: set[bytes] = set()
     for m in _DECLARED.finditer(text):
@@ -42,7 +43,7 @@ def declared(text: bytes) -> frozenset[bytes]:
 def _declared_otherwise(text: bytes, name: bytes) -> bool:
     """`T* name`, `T name` with T not CUdeviceptr (`char* ptr;`, `void* ptr = ...`)."""
     other = re.compile(
-        rb"\b(?!CUdeviceptr\b|CUdeviceptr_v2\b|return\b|const\b|else\b|case\b|goto\b|delete\b|new\b)"
+        rb"\b(?!CUdeviceptr\b|CUdeviceptr_v2\b|hipDeviceptr_t\b|return\b|const\b|else\b|case\b|goto\b|delete\b|new\b)"
         rb"([A-Za-z_][\w:<>]*)[ \t]*[*&]*[ \t]*(?:const\b[ \t]*)?[*&]*[ \t]*"
         + re.escape(name)
         + rb"[ \t]*[;=,)\[]"
