@@ -258,6 +258,17 @@ def test_translate_marks_and_settle_decides() -> None:
     assert file_defines(b"#define A 1\n  #  define B(x) x\n#undef C\n") == ("A", "B")
 
 
+@pytest.mark.parametrize("switch", ["REALM_USE_CUDA", "USE_CUDA", "KOKKOS_ENABLE_CUDA", "HAVE_CUBLAS"])
+def test_a_cuda_build_switch_is_on_in_the_build_translated(switch: str) -> None:
+    """Legion's `#ifdef REALM_USE_CUDA` code: its generated config header or the command line defines the
+    switch in every CUDA build, so an error there is one (not "nothing defines it")."""
+    (finding,) = [d for d in translate(KERNEL).diagnostics if d.rule == "HIP204"]
+    finding = finding._replace(requires=(switch,))
+    assert settle([finding], {})[0] == finding
+    aware = finding._replace(requires=("USE_CUDA_AWARE_MPI",))  # an option of the CUDA build, not its switch
+    assert str(settle([aware], {})[0].severity) == "warning"
+
+
 def test_cmake_modules_of_the_project_define_for_it(tmp_path: Path) -> None:
     # XGBoost: cmake/Utils.cmake adds -DXGBOOST_USE_CUDA=1 to the targets built from src/, which is the
     # folder converted; the module beside it (not above it) counts for the project around it

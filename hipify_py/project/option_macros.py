@@ -245,8 +245,16 @@ def settle(diagnostics: Sequence[Diagnostic], defined: Mapping[str, str]) -> lis
     return out
 
 
+# a project's switch for its CUDA build (`REALM_USE_CUDA`, `USE_CUDA`, `KOKKOS_ENABLE_CUDA`, `HAVE_CUBLAS`):
+# on in the CUDA build being translated, whether a generated config header, the command line or a build
+# file nobody passed defines it
+_CUDA_SWITCH = lazy(
+    r"(?:\w+_)?(?:USE|ENABLE|HAVE|WITH|HAS|BUILD)_(?:CUDA|CUBLAS|CUSOLVER|CUSPARSE|CUFFT|CURAND|CUDNN)"
+)
+
+
 def _present(name: str, defined: Mapping[str, str]) -> bool:
-    return defined.get(name) == ""
+    return defined.get(name) == "" or _CUDA_SWITCH.fullmatch(name) is not None
 
 
 def _why(name: str, defined: Mapping[str, str]) -> str:
