@@ -141,14 +141,12 @@ def _project_rename(
     ctx: Context, entry: Entry, rename: Rename | None, start: int, end: int, hip: bytes, result: RuleResult
 ) -> bool:
     """A use of a name the project maps itself becomes the project's HIP name (HIP170); its definition
-    stays. False where the tables' name is the project's anyway, where it depends on the target, or
+    stays. False where the tables' name for the target is the project's, or another version of it, or
     where the target's headers lack the project's name (probed)."""
-    if rename is not None:
-        return False  # a name whose HIP counterpart depends on the target (hipblasGemmEx_v2 from 6.0, with
-        # its arguments' types): the tables' choice, made with the arguments', holds
-    ours = entry.hip
+    ours = rename.hip if rename is not None else entry.hip
     if ours is not None and _unversioned(ours.encode()) == _unversioned(hip):
-        return False  # the same API (hipblasGemmEx for hipblasGemmEx_v2): the tables' version holds
+        return False  # the same API in another version (hipblasGemmEx for hipblasGemmEx_v2, chosen with
+        # its arguments' types): the tables' version holds
     lacking = ctx.tables.mappings.absent_in.get(hip.decode(), "")
     if ctx.target and lacking and compare_versions(ctx.target, lacking) <= 0:
         return False  # the target's headers lack the project's name (probed): the tables' name holds
