@@ -331,6 +331,11 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     before = _value_rewrites(before)
+    if b"_VERSION" in before:  # a CUDA version taken apart in code (rules/version_values.py, HIP172), or
+        # left where hipcc never compiles it: one spelling on both sides
+        before = _VERSION_TAKEN_APART.sub(b"VERSION_VALUE", before)
+        after = _VERSION_TAKEN_APART.sub(b"VERSION_VALUE", after)
+        after = after.replace(b"(HIP_VERSION_MAJOR * 1000 + HIP_VERSION_MINOR * 10)", b"VERSION_VALUE")
     after = _without_deviceptr_math(_CACHE_HINT_HELPER.sub(b"__", after))
     before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
@@ -521,6 +526,11 @@ def _brace_types() -> re.Pattern[bytes]:
 
 # `x = {}` -> `x = __half2{}` (rules/brace_assign.py): the type name written before the braces
 _BRACE_TYPE = _brace_types()
+
+
+_VERSION_TAKEN_APART = re.compile(
+    rb"(?<![\w$])(?:CUDA_VERSION|CUDART_VERSION)(?![\w$])(?=[ \t]*\)?[ \t]*[/%][ \t]*\(?[ \t]*\d)"
+)
 
 
 def _closing(text: bytes, open_: int) -> int:
