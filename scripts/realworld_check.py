@@ -331,6 +331,8 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
     before, after = _TEMPLATE_KEYWORD.sub(b"::", before), _TEMPLATE_KEYWORD.sub(b"::", after)
     before, after = _conditions(_ptx_builtins(before)), _conditions(_ptx_builtins(after))
     before = _value_rewrites(before)
+    if b"__restrict" in before:  # moved after a pointer's `*` (rules/restrict_placement.py, HIP173)
+        before, after = _RESTRICT_WORD.sub(b"", before), _RESTRICT_WORD.sub(b"", after)
     if b"_VERSION" in before:  # a CUDA version taken apart in code (rules/version_values.py, HIP172), or
         # left where hipcc never compiles it: one spelling on both sides
         before = _VERSION_TAKEN_APART.sub(b"VERSION_VALUE", before)
@@ -528,6 +530,7 @@ def _brace_types() -> re.Pattern[bytes]:
 _BRACE_TYPE = _brace_types()
 
 
+_RESTRICT_WORD = re.compile(rb"(?<![\w$])__restrict(?:__)?(?![\w$])[ \t]*")
 _VERSION_TAKEN_APART = re.compile(
     rb"(?<![\w$])(?:CUDA_VERSION|CUDART_VERSION)(?![\w$])(?=[ \t]*\)?[ \t]*[/%][ \t]*\(?[ \t]*\d)"
 )
