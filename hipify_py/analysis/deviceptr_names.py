@@ -10,7 +10,6 @@ with another type (`char* ptr` beside `CUdeviceptr ptr`) is not one of them: a u
 
 from __future__ import annotations
 
-import functools
 import re
 
 from hipify_py.util.lazyre import lazy
@@ -25,7 +24,6 @@ _DECLARED = lazy(
 _MORE = lazy(rb"[ \t]*,[ \t]*([A-Za-z_]\w*)[ \t]*(?=[;=,])")
 
 
-@functools.lru_cache(maxsize=1024)  # a header's text: one bytes object per process, for every includer
 def declared(text: bytes) -> frozenset[bytes]:
     """The names `text` declares with the type CUdeviceptr, less those it also declares otherwise."""
     if b"CUdeviceptr" not in text and b"hipDeviceptr_t" not in text:

@@ -11,7 +11,6 @@ not the project's header is reached, as the project's own build has it. Found in
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 
@@ -50,10 +49,8 @@ def defined_aliases(text: bytes, names: Mapping[bytes, Entry]) -> dict[bytes, by
     return found
 
 
-@functools.lru_cache(maxsize=1024)
 def _pairs(text: bytes) -> tuple[tuple[bytes, bytes], ...]:
-    """(name, value) of each alias `text` defines with a HIP-looking value. Cached: a header's text is one
-    bytes object per process (run/helper_defs.py), read for every file that includes it."""
+    """(name, value) of each alias `text` defines with a HIP-looking value."""
     found = []
     for m in _ALIAS.finditer(text):
         if m.group(1) is not None:

@@ -31,6 +31,10 @@ MAX_HEADERS = 500  # a closure larger than this is not followed further (generat
 # and the paths found missing (a run does not wait for headers to appear)
 _texts: dict[str, tuple[tuple[int, int], bytes]] = {}
 _missing: set[str] = set()
+# and what a header's text declares, scanned once per process for every file that includes it (keyed by
+# the text itself, which _texts keeps: no file's own source is held here)
+_aliases_of: dict[bytes, dict[bytes, bytes]] = {}
+_pointers_of: dict[bytes, frozenset[bytes]] = {}
 
 
 def written_helpers(source: bytes, text: bytes) -> tuple[str, ...]:
@@ -135,7 +139,10 @@ def project_aliases(
 
     found: dict[bytes, bytes] = {}
     for header in closure(path, source, root, wide=True):
-        for name, value in defined_aliases(_read(header) or b"", tables.names).items():
+        text = _read(header) or b""
+        if text not in _aliases_of:
+            _aliases_of[text] = defined_aliases(text, tables.names)
+        for name, value in _aliases_of[text].items():
             found.setdefault(name, value)
     used = used_aliases(source, found) if found else {}
     return tuple(sorted((name.decode(), value.decode()) for name, value in used.items()))
@@ -148,5 +155,8 @@ def deviceptr_names(path: str, source: bytes, root: str | tuple[str, ...]) -> tu
 
     found: set[bytes] = set()
     for header in closure(path, source, root, wide=True):
-        found |= declared(_read(header) or b"")
+        text = _read(header) or b""
+        if text not in _pointers_of:
+            _pointers_of[text] = declared(text)
+        found |= _pointers_of[text]
     return tuple(sorted(name.decode() for name in used(source, frozenset(found)))) if found else ()
