@@ -402,11 +402,11 @@ def _ptx_builtins(text: bytes) -> bytes:
     if b"asm" not in text:
         return text
     from hipify_py.data.detector_data import PTX_EQUIVALENTS
-    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key, moves, prefetches
+    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key, moves, prefetches, special_reads
 
     text = _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
     out, pos = [], 0
-    for start, end, assignment in sorted(moves(text) + prefetches(text)):
+    for start, end, assignment in sorted(moves(text) + prefetches(text) + special_reads(text)):
         out += [text[pos:start], assignment]
         pos = end
     return b"".join(out) + text[pos:]

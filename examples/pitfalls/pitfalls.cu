@@ -36,12 +36,20 @@ namespace cg = cooperative_groups;
     } while (0)
 
 __managed__ int g_rowsProcessed;
+__device__ unsigned long long g_lastRowNs;
 
 __device__ __forceinline__ unsigned laneId()
 {
     unsigned lane;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
+}
+
+__device__ __forceinline__ unsigned long long globalTimerNs()
+{
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
 }
 
 __device__ __forceinline__ float warpSum(float v)
@@ -96,6 +104,7 @@ rowStats(float *x, float *mean, float *var, int *positives, int cols)
             var[row] = sq / cols - m * m;
             positives[row] = pos;
             atomicAdd(&g_rowsProcessed, 1);
+            g_lastRowNs = globalTimerNs();
         }
     }
 }

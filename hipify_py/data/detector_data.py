@@ -356,3 +356,21 @@ PTX_EQUIVALENTS: dict[bytes, bytes] = {
     b"griddepcontrol.wait": b"(void)0",
     b"griddepcontrol.launch_dependents": b"(void)0",
 }
+
+# PTX special registers read with `mov` (`asm("mov.u32 %0, %%laneid;" : "=r"(lane))`) and what the read
+# becomes: the cycle counters are clock64() on both platforms; the lane within the warp (a wavefront on
+# AMD), the multiprocessor (compute unit) the thread runs on and the lane masks are helpers of
+# mappings/hand-kept/shims.yaml (HIP's __lane_id(), __smid(), __lanemask_* on AMD, the PTX register on
+# NVIDIA, where HIP has none of them). Not here: %globaltimer (nanoseconds; HIP's wall_clock64() counts
+# at a device-dependent rate), %warpid, %nsmid, %gridid (no counterpart).
+PTX_SPECIAL_REGISTERS: dict[bytes, bytes] = {
+    b"clock": b"clock64()",
+    b"clock64": b"clock64()",
+    b"laneid": b"hipify_py_laneid()",
+    b"smid": b"hipify_py_smid()",
+    b"lanemask_lt": b"hipify_py_lanemask_lt()",
+    b"lanemask_le": b"hipify_py_lanemask_le()",
+    b"lanemask_eq": b"hipify_py_lanemask_eq()",
+    b"lanemask_ge": b"hipify_py_lanemask_ge()",
+    b"lanemask_gt": b"hipify_py_lanemask_gt()",
+}

@@ -6,6 +6,11 @@ A register move between two operands of one register class (`asm("mov.b64 %0, %1
 same width, so C++'s conversion between them keeps every bit, as the move does; a move across classes
 (`"=r"` from `"f"`: a reinterpretation) is left to HIP204.
 
+A read of a PTX special register (`asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane))`, BM3DCUDA,
+DeepSpeed, CUTLASS' `LaneId()`/`SmId()`) is an assignment from HIP's device function for it:
+`((lane) = __lane_id())` (data/detector_data.py lists them). A lane mask read into a 32-bit register
+(`"=r"`) keeps the low 32 lanes of HIP's 64-bit mask, so it gets HIP202 as a 32-bit mask does.
+
 A prefetch (`asm("prefetch.global.L1 [%0];" :: "l"(p))`, `prefetchu.L1`, `prefetch.global.L2::evict_last`,
 GROMACS' halo exchange) is a cache hint with no effect on any value: its address is evaluated and
 discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the line anyway."""
@@ -13,9 +18,10 @@ discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the lin
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.data.detector_data import PTX_EQUIVALENTS
+from hipify_py.data.detector_data import PTX_EQUIVALENTS, PTX_SPECIAL_REGISTERS
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
+from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
@@ -30,6 +36,13 @@ _MOVE = lazy(
     rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
     rb'"\s*mov\.([bus](?:16|32|64)|f32|f64)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=([hrlfd])"\s*\('
 )
+# asm [volatile] ("mov.<type><bits> %0, %%<register>;" : "=<c>"(  -- the operand is read by _operand
+_SPECIAL = lazy(
+    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
+    rb'"\s*mov\.[bus](?:32|64)\s+%0\s*,\s*%%(\w+)\s*;?\s*"\s*:\s*"=([rl])"\s*\('
+)
+# `)` of the statement after the output operand: empty input and clobber lists may follow
+_SPECIAL_CLOSE = lazy(rb'\s*(?::\s*(?:"memory"\s*)?){0,2}\)')
 _INPUT = lazy(rb'\s*:\s*"([hrlfd])"\s*\(')
 # asm [volatile] ("prefetch[u][.space].level[::eviction] [%0];" :: "l"(  -- the address is read by _operand
 _PREFETCH = lazy(
@@ -65,12 +78,19 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
 
 
 def _operand_forms(ctx: Context, result: RuleResult) -> None:
-    for start, end, text in moves(ctx.source) + prefetches(ctx.source):
+    reads = special_reads(ctx.source) if b"%%" in ctx.source else []
+    # a read in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 700`) stays PTX, for NVIDIA builds
+    dead = compiled_dead(ctx) if reads else []
+    reads = [r for r in reads if not any(a <= r[0] < b for a, b in dead)]
+    for start, end, text in moves(ctx.source) + prefetches(ctx.source) + reads:
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
         result.edits.append(Edit(start, end, text))
         result.settled.append((start, end, _SETTLES))
         result.counts["ptx_equivalents"] += 1
+        if b"lanemask" in text and ctx.source[start:end].count(b'"=r"'):
+            msg = "a 32-bit register holds the 64-bit lane mask: lanes 32-63 are dropped on wave64 GPUs"
+            result.diagnostics.append(ctx.diag("HIP202", start, end, msg))
 
 
 def moves(source: bytes) -> list[tuple[int, int, bytes]]:
@@ -87,6 +107,20 @@ def moves(source: bytes) -> list[tuple[int, int, bytes]]:
             continue  # across register classes: a reinterpretation, not a copy
         target, value = source[out[0] : out[1]], source[into[0] : into[1]]
         found.append((m.start(), close.end(), b"((" + target + b") = (" + value + b"))"))
+    return found
+
+
+def special_reads(source: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, assignment) of each read of a PTX special register HIP has a function for
+    (scripts/realworld_check.py too)."""
+    found = []
+    for m in _SPECIAL.finditer(source):
+        hip = PTX_SPECIAL_REGISTERS.get(m.group(1))
+        out = _operand(source, m.end()) if hip is not None else None
+        close = _SPECIAL_CLOSE.match(source, out[1] + 1) if out is not None else None
+        if hip is None or out is None or close is None:
+            continue
+        found.append((m.start(), close.end(), b"((" + source[out[0] : out[1]] + b") = " + hip + b")"))
     return found
 
 

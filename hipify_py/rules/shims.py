@@ -91,6 +91,8 @@ def insert_shims(ctx: Context) -> RuleResult:
                 and (not shims[name].host or _host_use(ctx, m.start(), device))
             ):
                 uses.setdefault(name, []).append(m.span(1))
+    for name, span in _register_reads(ctx, shims):
+        uses.setdefault(name, []).append(span)
     overloads = overload_uses(ctx, target)
     if not uses and not overloads:
         return result
@@ -177,6 +179,27 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
             if spelled is not None and spelled.decode() in spec.types:
                 found.setdefault(shim.name, []).append(m.span(1))
     return found
+
+
+def _register_reads(ctx: Context, shims: dict[str, Shim]) -> list[tuple[str, tuple[int, int]]]:
+    """Reads of PTX special registers that rules/ptx_equivalents.py writes as a call of a helper of this
+    table (`asm("mov.u32 %0, %%laneid;" : "=r"(l))` -> `((l) = hipify_py_laneid())`): the helper's uses."""
+    if b"%%" not in ctx.source:
+        return []
+    from hipify_py.rules.ptx_equivalents import special_reads  # why here: only files with PTX pay
+
+    found = []
+    dead = compiled_dead(ctx)
+    for start, end, text in special_reads(ctx.source):
+        name = _HELPER_CALL.search(text)
+        if name is None or name.group().decode() not in shims or any(a <= start < b for a, b in dead):
+            continue
+        if ctx.classify(start, start + 3) in REWRITABLE and not ctx.is_protected(start):
+            found.append((name.group().decode(), (start, end)))
+    return found
+
+
+_HELPER_CALL = lazy(rb"\bhipify_py_\w+(?=\(\))")
 
 
 def _triggers(ctx: Context, target: str) -> dict[bytes, str]:

@@ -110,6 +110,8 @@ def inline_ptx(ctx: Context, scan: Scan) -> RuleResult:
         close = src.find(b";", m.end())
         register = _PTX_REGISTER.search(src, m.end(), close if close != -1 else len(src))
         extra = f" (reads PTX register %{register.group(1).decode()})" if register else ""
+        if register and register.group(1) == b"globaltimer":
+            extra += ": HIP's wall_clock64() counts at the device's hipDeviceAttributeWallClockRate (kHz)"
         msg = f"inline PTX assembly{extra} cannot be compiled for AMD GPUs"
         result.diagnostics.append(ctx.diag("HIP204", m.start(), m.end() - 1, msg))
     for m in scan.code(_PTX_INTRINSIC):
@@ -138,8 +140,11 @@ DECLARED = declare(
             "Inline PTX assembly or PTX-only intrinsic",
             "Replace it with a HIP intrinsic or builtin (e.g. __lane_id(), __builtin_amdgcn_*), or guard it "
             "with `#ifdef __HIP_PLATFORM_AMD__`.",
-            "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble; PTX "
-            "special registers such as %laneid have AMD counterparts only through builtins. Reported once "
+            "asm()/asm volatile() blocks contain NVIDIA PTX, which the AMD compiler cannot assemble. PTX "
+            "with an exact HIP counterpart is rewritten instead (rules/ptx_equivalents.py: traps, fences, "
+            "barriers, register moves, prefetches, and reads of %laneid, %smid, %clock, %clock64 and "
+            "%lanemask_* through HIP's device functions); %globaltimer, %warpid and %nsmid have none. "
+            "Reported once "
             "per asm statement; not reported for asm hipcc never compiles (inside `#if __CUDA_ARCH__ >= "
             "800` and the like: the guard gets HIP302), empty asm barriers, asm labels on declarations, "
             "AMDGCN assembly, and host assembly: asm outside __device__/__global__ functions whose template "
