@@ -159,6 +159,7 @@ NOT_COMPILABLE = {
     "vendor_libs/hip72/nvml_telemetry.hip": "NVML calls whose ROCm SMI counterparts differ (HIP142)",
     "vendor_libs/hip72/nvtx3_unported.hip": "NVTX beyond roctx's ranges and marks (HIP101, HIP141)",
     "version_errors/hip72/both_branches_error.hip": "a CUDA version test with an #error either way (HIP224)",
+    "identifiers/hip64/lacking_case_macros_fallthrough.hip": "a label macro call code falls into (HIP101)",
     "renames/hip64/cusolver_sp_qr.hip": "the complex sparse QR solves come with ROCm 7.2 (HIP101 on 6.4)",
     "cache_hints/hip64/not_called.hip": "the address of __ldcs, which ROCm lacks for float (HIP139)",
 }

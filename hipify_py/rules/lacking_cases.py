@@ -6,9 +6,18 @@ and HIP has no such value, so the label alone stopped the build (HIP101, in a he
 ABACUS). HIP never produces a value it does not define, so the label can go: commenting out only the
 label (not the code after it) changes nothing for the other values, since a label is no more than a
 jump target; code that only that label reached becomes unreachable, which C++ accepts.
+
+The same switch is often written with a macro of the file, one label per call (OCCA:
+`#define OCCA_CUDA_ERROR_CASE(MACRO) case MACRO: return #MACRO`, then
+`OCCA_CUDA_ERROR_CASE(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING);`). There the label cannot be separated
+from its code, so the whole call is commented out, and only where that changes nothing: the macro's code
+ends in `return` or `break` (nothing falls through out of it) and nothing falls into it (the call follows
+the switch's `{`, a `break;` or `return ...;`, or another call of the same macro).
 """
 
 from __future__ import annotations
+
+import re
 
 from hipify_py.analysis.context import Context, Where
 from hipify_py.engine.diagnostics import Rule, Severity
@@ -16,10 +25,17 @@ from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
 from hipify_py.rules.collision_tokens import skipped
 from hipify_py.rules.registry import declare
-from hipify_py.util.lazyre import lazy
+from hipify_py.util.lazyre import compiled, lazy
 
 _CASE = lazy(rb"\bcase\s+([A-Za-z_]\w*)\s*:(?!:)")
 _SETTLES = frozenset({"HIP101"})
+# `#define M(P) case P: <code>` up to the end of the logical line (continuations included)
+_CASE_MACRO = lazy(
+    rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\([ \t]*(\w+)[ \t]*\)((?:[^\n\\]|\\\r?\n|\\)*)", re.MULTILINE
+)
+# the code after the label ends the case: one `return <expr>` statement, or anything ending in `break`
+_ENDS_CASE = lazy(rb"return\b[^;{}]*;?|(?:[^{}]*;)?\s*break\s*;?")
+_BEFORE = lazy(rb"(?:break|return\b[^;{}]*)\s*;\s*\Z")
 
 
 def comment_out_lacking_cases(ctx: Context) -> RuleResult:
@@ -47,7 +63,62 @@ def comment_out_lacking_cases(ctx: Context) -> RuleResult:
         message = f"`case {label}:` names a CUDA value HIP does not have (and never returns): commented out"
         result.diagnostics.append(ctx.diag("HIP158", start, end, message))
         result.settled.append((start, end, _SETTLES))
+    if b"define" in ctx.source:
+        _macro_labels(ctx, lacking, result)
     return result
+
+
+def case_macros(source: bytes) -> set[bytes]:
+    """Function-like macros of the file whose code is a case label on their parameter followed by code
+    that ends the case (`#define ERR_CASE(e) case e: return #e`)."""
+    found = set()
+    for m in _CASE_MACRO.finditer(source):
+        body = m.group(3).replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").strip()
+        label = compiled(rb"case\s+" + re.escape(m.group(2)) + rb"\s*:(?!:)\s*").match(body)
+        if label is not None and _ENDS_CASE.fullmatch(body, label.end()):
+            found.add(m.group(1))
+    return found
+
+
+def _macro_labels(ctx: Context, lacking: frozenset[bytes], result: RuleResult) -> None:
+    macros = case_macros(ctx.source)
+    if not macros:
+        return
+    names = b"|".join(sorted(macros, key=len, reverse=True))
+    calls = compiled(rb"\b(" + names + rb")\s*\(\s*([A-Za-z_]\w*)\s*\)(?:\s*;)?")
+    src = ctx.source
+    for m in calls.finditer(src):
+        if m.group(2) not in lacking or ctx.classify(m.start(), m.end()) != Where.CODE:
+            continue
+        if not _nothing_falls_in(src, m.start(), m.group(1)) or b"*/" in m.group():
+            continue
+        start, end = m.start(), m.end()
+        result.edits += [Edit(start, start, b"/* hipify-py: not in HIP: "), Edit(end, end, b" */")]
+        call = f"{m.group(1).decode()}({m.group(2).decode()})"
+        message = (
+            f"`{call}` is a case label naming a CUDA value HIP does not have (never returned): commented out"
+        )
+        result.diagnostics.append(ctx.diag("HIP158", start, end, message))
+        result.settled.append((start, end, _SETTLES))
+
+
+def _nothing_falls_in(src: bytes, at: int, macro: bytes) -> bool:
+    """What comes before the call at `at` cannot run on into it: the switch's `{`, a `break;` or a
+    `return ...;`, or a call of the same macro (which ends its case)."""
+    before = _without_comments(src[max(0, at - 2048) : at]).rstrip()
+    if before.endswith(b"{"):
+        return True
+    if _BEFORE.search(before):
+        return True
+    same = compiled(rb"\b" + macro + rb"\s*\(\s*\w+\s*\)\s*;?\Z")
+    return same.search(before) is not None
+
+
+def _without_comments(text: bytes) -> bytes:
+    return _COMMENT.sub(b" ", text)
+
+
+_COMMENT = lazy(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
@@ -66,8 +137,10 @@ DECLARED = declare(
             "enum lacks some (CUSOLVER_STATUS_INVALID_LICENSE, CUFFT_LICENSE_ERROR), and the label alone "
             "stopped the build. HIP never returns a value it does not define, so only the label is "
             "commented out: the other values run what they ran, and the code that only this label reached "
-            "is left in place, unreachable.",
+            "is left in place, unreachable. A call of the file's own label macro (`#define ERR_CASE(e) "
+            "case e: return #e`) is commented out whole where its code ends the case and nothing falls "
+            "into it.",
         ),
     ),
-    fixtures=("identifiers/hip64/lacking_case_labels",),
+    fixtures=("identifiers/hip64/lacking_case_labels", "identifiers/hip64/lacking_case_macros*"),
 )
