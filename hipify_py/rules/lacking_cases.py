@@ -12,7 +12,9 @@ The same switch is often written with a macro of the file, one label per call (O
 `OCCA_CUDA_ERROR_CASE(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING);`). There the label cannot be separated
 from its code, so the whole call is commented out, and only where that changes nothing: the macro's code
 ends in `return` or `break` (nothing falls through out of it) and nothing falls into it (the call follows
-the switch's `{`, a `break;` or `return ...;`, or another call of the same macro).
+the switch's `{`, a `break;` or `return ...;`, or another call of the same macro). The if-chain form
+(Ginkgo: `#define GKO_REGISTER_CUFFT_ERROR(e) if (error_code == int64(e)) { return #e; }`) is a test
+that a value HIP never returns cannot pass: its calls are commented out the same way, anywhere.
 """
 
 from __future__ import annotations
@@ -68,15 +70,25 @@ def comment_out_lacking_cases(ctx: Context) -> RuleResult:
     return result
 
 
-def case_macros(source: bytes) -> set[bytes]:
-    """Function-like macros of the file whose code is a case label on their parameter followed by code
-    that ends the case (`#define ERR_CASE(e) case e: return #e`)."""
-    found = set()
+def case_macros(source: bytes) -> dict[bytes, bool]:
+    """Function-like macros of the file that name a value for a status-to-text table, and whether they
+    are a case label (True: `#define ERR_CASE(e) case e: return #e`, a label on their parameter followed by
+    code that ends the case) or a guarded return (False: `if (code == int64(e)) { return #e; }`)."""
+    found = {}
     for m in _CASE_MACRO.finditer(source):
         body = m.group(3).replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").strip()
-        label = compiled(rb"case\s+" + re.escape(m.group(2)) + rb"\s*:(?!:)\s*").match(body)
+        param = re.escape(m.group(2))
+        label = compiled(rb"case\s+" + param + rb"\s*:(?!:)\s*").match(body)
         if label is not None and _ENDS_CASE.fullmatch(body, label.end()):
-            found.add(m.group(1))
+            found[m.group(1)] = True
+        value = rb"(?:" + param + rb"|\w+\s*\(\s*" + param + rb"\s*\)|\(\s*\w+\s*\)\s*" + param
+        value += rb"|static_cast\s*<\s*\w+\s*>\s*\(\s*" + param + rb"\s*\))"
+        other = rb"[\w.>-]+(?:\s*\(\s*[\w.>-]*\s*\))?"  # `code`, `err.value()`, `s->status`
+        equal = rb"(?:" + other + rb"\s*==\s*" + value + rb"|" + value + rb"\s*==\s*" + other + rb")"
+        test = rb"if\s*\(\s*" + equal + rb"\s*\)"
+        test += rb"\s*(?:\{\s*return\b[^;{}]*;\s*\}|return\b[^;{}]*;)"
+        if compiled(test).fullmatch(body):
+            found[m.group(1)] = False
     return found
 
 
@@ -90,14 +102,14 @@ def _macro_labels(ctx: Context, lacking: frozenset[bytes], result: RuleResult) -
     for m in calls.finditer(src):
         if m.group(2) not in lacking or ctx.classify(m.start(), m.end()) != Where.CODE:
             continue
-        if not _nothing_falls_in(src, m.start(), m.group(1)) or b"*/" in m.group():
+        label = macros[m.group(1)]
+        if (label and not _nothing_falls_in(src, m.start(), m.group(1))) or b"*/" in m.group():
             continue
         start, end = m.start(), m.end()
         result.edits += [Edit(start, start, b"/* hipify-py: not in HIP: "), Edit(end, end, b" */")]
         call = f"{m.group(1).decode()}({m.group(2).decode()})"
-        message = (
-            f"`{call}` is a case label naming a CUDA value HIP does not have (never returned): commented out"
-        )
+        what = "a case label naming" if label else "a test for"
+        message = f"`{call}` is {what} a CUDA value HIP does not have (never returned): commented out"
         result.diagnostics.append(ctx.diag("HIP158", start, end, message))
         result.settled.append((start, end, _SETTLES))
 
