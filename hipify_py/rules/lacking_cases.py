@@ -151,7 +151,7 @@ DECLARED = declare(
             "commented out: the other values run what they ran, and the code that only this label reached "
             "is left in place, unreachable. A call of the file's own label macro (`#define ERR_CASE(e) "
             "case e: return #e`) is commented out whole where its code ends the case and nothing falls "
-            "into it.",
+            "into it; a call of its test macro (`if (code == int64(e)) { return #e; }`) anywhere.",
         ),
     ),
     fixtures=("identifiers/hip64/lacking_case_labels", "identifiers/hip64/lacking_case_macros*"),
