@@ -117,6 +117,7 @@ def insert_header_shims(ctx: Context) -> RuleResult:
     _implied_atomics(ctx, shims, result, done)
     if not any(header in ctx.source for header in shims):
         return result
+    branches: dict[str, set[int | None]] = {}
     for m in _INCLUDE.finditer(ctx.source):
         shim = shims.get(m.group(1).strip())
         # the line's `#` is code (the path itself reads as a string)
@@ -126,7 +127,16 @@ def insert_header_shims(ctx: Context) -> RuleResult:
             continue
         if shim.when_used and not _uses(ctx, shim):
             continue
-        done.add(shim.guard)
+        # an include in one branch of `#ifdef LEGACY ... #else ... #endif` (Ginkgo's nvToolsExt.h and
+        # nvtx3/nvToolsExt.h) gets the equivalent in that branch: each branch that includes the header
+        # gets its own copy (the guard macro keeps one), once one outside every branch has none
+        branch = _branch(ctx, m.start())
+        seen = branches.setdefault(shim.guard, set())
+        if branch in seen:
+            continue
+        seen.add(branch)
+        if branch is None:
+            done.add(shim.guard)
         nl = newline_of(ctx.source)
         text = _definition(shim, nl) if m.group().endswith(b"\n") else nl + _definition(shim, nl)
         result.requests.append(Insertion.helper(m.end(), text))  # after the include line
@@ -135,6 +145,17 @@ def insert_header_shims(ctx: Context) -> RuleResult:
         result.counts["shims"] += 1
         _settle(ctx, shim, result)
     return result
+
+
+_BRANCHES = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+
+
+def _branch(ctx: Context, at: int) -> int | None:
+    """The start of the innermost preprocessor branch holding offset `at` (None: in none)."""
+    node = ctx.root.descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _BRANCHES:
+        node = node.parent
+    return None if node is None else node.start_byte
 
 
 # libcu++'s atomics named in code: `cuda::memory_order_relaxed`, `cuda::atomic<T, cuda::thread_scope_device>`
