@@ -384,8 +384,18 @@ def changed_files(pristine: Path, tree: Path, paths: Iterable[str]) -> dict[str,
 
 
 def run_perl(perl: Path, tree: Path, paths: Iterable[str]) -> None:
-    """hipify-perl -inplace over every source file (it backs each up as FILE.prehip: removed after)."""
-    files = [str(p) for p in sources_under(tree, paths)]
+    """hipify-perl -inplace over every source file (it backs each up as FILE.prehip: removed after).
+    A path with white space in it (`day 01/vectAdd.cu`) is converted through stdout instead: -inplace
+    backs it up with an unquoted `cp` that fails and leaves the file unconverted."""
+    files = []
+    for path in sources_under(tree, paths):
+        if any(c.isspace() for c in str(path)):
+            cmd = ["perl", str(perl), "-quiet-warnings", str(path)]
+            done = subprocess.run(cmd, cwd=tree, capture_output=True, check=False)
+            if done.returncode == 0 and done.stdout:
+                path.write_bytes(done.stdout)
+        else:
+            files.append(str(path))
     for i in range(0, len(files), 200):
         subprocess.run(
             ["perl", str(perl), "-inplace", "-quiet-warnings", *files[i : i + 200]],
