@@ -23,7 +23,7 @@ KERNEL = b"""#include <cuda_runtime.h>
 #include "opts.h"
 __global__ void k(unsigned *p) {
 #ifdef PTX
-  asm("mov.u32 %0, %%laneid;" : "=r"(p[0]));
+  asm("mov.u32 %0, %%warpid;" : "=r"(p[0]));
 #endif
   p[1] = 1;
 }

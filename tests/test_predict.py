@@ -148,8 +148,8 @@ def test_end_to_end_on_a_generic_tree(tmp_path: Path) -> None:
         "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); return 0; }\n"
     )
     (tree / "ptx.cu").write_text(
-        "#include <cuda_runtime.h>\n__global__ void k(int *p) {\n  int lane;\n"
-        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n  p[0] = lane;\n}\n'
+        "#include <cuda_runtime.h>\n__global__ void k(int *p) {\n  int warp;\n"
+        '  asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));\n  p[0] = warp;\n}\n'
     )
     (tree / "typo.cu").write_text("#include <cuda_runtime.h>\nint f() { return 1 +; }\n")
     out = tmp_path / "out.json"
