@@ -130,6 +130,7 @@ NOT_COMPILABLE = {
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",
     "extras/thrust_backend.hip": "rocThrust is not in Debian's HIP 5.2",
+    "extras/memory_compression.hip": "compressible memory has no HIP counterpart (HIP101)",
     "extras/thrust_backend_only.hip": "rocThrust is not in Debian's HIP 5.2",
     "mixed/library_hip_arm.hip": "hipCUB is not in Debian's HIP 5.2",
     "warp_sync/hip52/match_reduce.hip": "__match_*_sync/__reduce_*_sync have no HIP 5.2 equivalent (HIP117)",
