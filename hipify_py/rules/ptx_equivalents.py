@@ -7,9 +7,11 @@ same width, so C++'s conversion between them keeps every bit, as the move does; 
 (`"=r"` from `"f"`: a reinterpretation) is left to HIP204.
 
 A read of a PTX special register (`asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane))`, BM3DCUDA,
-DeepSpeed, CUTLASS' `LaneId()`/`SmId()`) is an assignment from HIP's device function for it:
-`((lane) = __lane_id())` (data/detector_data.py lists them). A lane mask read into a 32-bit register
-(`"=r"`) keeps the low 32 lanes of HIP's 64-bit mask, so it gets HIP202 as a 32-bit mask does.
+DeepSpeed, CUTLASS' `LaneId()`/`SmId()`) is an assignment from HIP's function for it, `((t) = clock64())`,
+or from a helper of mappings/hand-kept/shims.yaml that rules/shims.py writes,
+`((lane) = hipify_py_laneid())`: `__lane_id()` on AMD, the PTX register on HIP's NVIDIA platform
+(data/detector_data.py lists them). A lane mask read into a 32-bit register (`"=r"`) keeps the low 32
+lanes of HIP's 64-bit mask, so it gets HIP202 as a 32-bit mask does.
 
 A prefetch (`asm("prefetch.global.L1 [%0];" :: "l"(p))`, `prefetchu.L1`, `prefetch.global.L2::evict_last`,
 GROMACS' halo exchange) is a cache hint with no effect on any value: its address is evaluated and
@@ -78,11 +80,7 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
 
 
 def _operand_forms(ctx: Context, result: RuleResult) -> None:
-    reads = special_reads(ctx.source) if b"%%" in ctx.source else []
-    # a read in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 700`) stays PTX, for NVIDIA builds
-    dead = compiled_dead(ctx) if reads else []
-    reads = [r for r in reads if not any(a <= r[0] < b for a, b in dead)]
-    for start, end, text in moves(ctx.source) + prefetches(ctx.source) + reads:
+    for start, end, text in moves(ctx.source) + prefetches(ctx.source) + live_special_reads(ctx):
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
         result.edits.append(Edit(start, end, text))
@@ -108,6 +106,23 @@ def moves(source: bytes) -> list[tuple[int, int, bytes]]:
         target, value = source[out[0] : out[1]], source[into[0] : into[1]]
         found.append((m.start(), close.end(), b"((" + target + b") = (" + value + b"))"))
     return found
+
+
+def live_special_reads(ctx: Context) -> list[tuple[int, int, bytes]]:
+    """The special-register reads this rule rewrites (rules/shims.py writes the helpers they call): in
+    code it may rewrite, and not in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 700`), which
+    stays PTX for NVIDIA builds."""
+    if b"%%" not in ctx.source:
+        return []
+    reads = special_reads(ctx.source)
+    dead = compiled_dead(ctx) if reads else []
+    return [
+        r
+        for r in reads
+        if not any(a <= r[0] < b for a, b in dead)
+        and not ctx.is_protected(r[0])
+        and ctx.classify(r[0], r[0] + 3) in REWRITABLE
+    ]
 
 
 def special_reads(source: bytes) -> list[tuple[int, int, bytes]]:

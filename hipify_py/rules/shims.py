@@ -186,15 +186,12 @@ def _register_reads(ctx: Context, shims: dict[str, Shim]) -> list[tuple[str, tup
     table (`asm("mov.u32 %0, %%laneid;" : "=r"(l))` -> `((l) = hipify_py_laneid())`): the helper's uses."""
     if b"%%" not in ctx.source:
         return []
-    from hipify_py.rules.ptx_equivalents import special_reads  # why here: only files with PTX pay
+    from hipify_py.rules.ptx_equivalents import live_special_reads  # why here: only files with PTX pay
 
     found = []
-    dead = compiled_dead(ctx)
-    for start, end, text in special_reads(ctx.source):
+    for start, end, text in live_special_reads(ctx):
         name = _HELPER_CALL.search(text)
-        if name is None or name.group().decode() not in shims or any(a <= start < b for a, b in dead):
-            continue
-        if ctx.classify(start, start + 3) in REWRITABLE and not ctx.is_protected(start):
+        if name is not None and name.group().decode() in shims:
             found.append((name.group().decode(), (start, end)))
     return found
 
