@@ -64,6 +64,8 @@ class Shim(NamedTuple):
     # what the helper does that CUDA's function does not (a device-side call HIP cannot answer):
     # reported as a warning (HIP227) instead of HIP223/HIP134
     differs: str | None = None
+    # what the target lacks, where the helper is not a name HIP could add (`lacking` below); {hip}: the target
+    gap: str | None = None
 
     @property
     def function(self) -> str:
@@ -230,6 +232,7 @@ def _shim(raw: Mapping[str, object], sources: Mapping[str, str], index: int) -> 
         strings=strings,
         overload=_overload(raw, name, index),
         differs=_text(raw, "differs"),
+        gap=_text(raw, "gap"),
     )
 
 
@@ -376,6 +379,8 @@ def lacking(shim: Shim, target: str, quote: str = "") -> str:
         return f"{name} has no device version in HIP {target}"
     if shim.host:
         return f"{name} has no host version in HIP {target}"
+    if shim.gap:
+        return shim.gap.format(hip=target).replace("`", quote)
     return f"{name} is not in HIP {target} ({shim.lacks})"
 
 

@@ -41,6 +41,8 @@ from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
 from hipify_py.rules.device_pass import compiled_dead
+from hipify_py.rules.fp_limits import HELPER as FP_LIMITS
+from hipify_py.rules.fp_limits import fp_limits_uses
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
 
@@ -93,6 +95,8 @@ def insert_shims(ctx: Context) -> RuleResult:
                 uses.setdefault(name, []).append(m.span(1))
     for name, span in _register_reads(ctx, shims):
         uses.setdefault(name, []).append(span)
+    for span in fp_limits_uses(ctx):  # `cub::FpLimits<T>` renamed to the helper (rules/fp_limits.py)
+        uses.setdefault(FP_LIMITS, []).append(span)
     overloads = overload_uses(ctx, target)
     if not uses and not overloads:
         return result
