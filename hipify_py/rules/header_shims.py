@@ -3,7 +3,9 @@
 `#include <cooperative_groups/reduce.h>` becomes HIP's cooperative-groups header (headers.yaml), and
 `cg::reduce` with the cg::plus/less/greater/bit_* functors is defined right after it for
 thread_block_tile, once per file (HIP134, info); the HIP113 findings of those names are settled. On
-HIP's NVIDIA platform the block includes CUDA's own header instead.
+HIP's NVIDIA platform the block includes CUDA's own header instead. Two APIs are written where they are
+used even without their header (another header of the translation unit brings it): libcu++'s atomics
+and NVTX's event attributes.
 """
 
 from __future__ import annotations
@@ -84,7 +86,8 @@ def _build_table(path: Path | None = None) -> tuple[HeaderShim, ...]:
     return tuple(rows)
 
 
-def _definition(shim: HeaderShim, newline: bytes) -> bytes:
+def _definition(shim: HeaderShim, newline: bytes, needs: bytes = b"") -> bytes:
+    """The block; `needs`: lines the AMD branch includes first (the HIP header the code calls into)."""
     macro = (GUARD_PREFIX + shim.guard).encode()
     lines = [
         (
@@ -100,6 +103,7 @@ def _definition(shim: HeaderShim, newline: bytes) -> bytes:
         b"// hipify-py: on",
         b"#elif !defined(" + macro + b")",
         b"#define " + macro,
+        *([needs] if needs else []),
         *shim.code.rstrip("\n").encode().split(b"\n"),
         b"#endif",
     ]
@@ -115,6 +119,7 @@ def insert_header_shims(ctx: Context) -> RuleResult:
     shims = {s.header.encode(): s for s in rows}
     done: set[str] = set()
     _implied_atomics(ctx, shims, result, done)
+    _implied_nvtx(ctx, shims, result, done)
     if not any(header in ctx.source for header in shims):
         return result
     branches: dict[str, set[int | None]] = {}
@@ -187,6 +192,66 @@ def _implied_atomics(
     result.diagnostics.append(ctx.diag(shim.rule, first.start(), first.end(), f"{shim.header}: {message}"))
     result.counts["shims"] += 1
     _settle(ctx, shim, result)
+
+
+_NVTX_INCLUDE = lazy(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:nvtx3/)?nvToolsExt", re.MULTILINE)
+
+
+def _implied_nvtx(ctx: Context, shims: dict[bytes, HeaderShim], result: RuleResult, done: set[str]) -> None:
+    """NVTX's event attributes used in a file that includes no NVTX header (Comb's profiling.hpp, which
+    gets nvToolsExt.h through exec_utils_cuda.hpp, a header that uses none of them and so gets no
+    equivalent): the equivalent, with the roctx header it calls into, after the last include before the
+    first use. Not where the file defines one of the names itself (its own stubs for an NVTX-less build)."""
+    shim = shims.get(b"nvToolsExt.h")
+    if shim is None or b"nvtx" not in ctx.source.lower() or _NVTX_INCLUDE.search(ctx.source) is not None:
+        return
+    if shim.guard in done or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
+        return
+    names = _names(shim)
+    dead = ctx.branches.dead
+    first = next(
+        (
+            m
+            for m, where in ctx.code_matches(names)
+            if where in REWRITABLE
+            and not ctx.is_protected(m.start())
+            and not any(a <= m.start() < b for a, b in dead)
+            and not _in_directive(ctx.source, m.start())
+        ),
+        None,
+    )
+    if first is None or _defines_any(ctx.source, shim):
+        return
+    header = ctx.tables.headers.get(b"nvToolsExt.h")
+    if header is None or not header.hip:
+        return
+    position, lead = after_last_include(ctx, first.start())
+    nl = newline_of(ctx.source)
+    done.add(shim.guard)
+    needs = b"#include <" + header.hip.encode() + b">"
+    result.requests.append(Insertion.helper(position, lead + _definition(shim, nl, needs)))
+    message = "NVTX's event attributes are used, which a header included before brings; an equivalent follows"
+    result.diagnostics.append(ctx.diag(shim.rule, first.start(), first.end(), f"{shim.header}: {message}"))
+    result.counts["shims"] += 1
+    _settle(ctx, shim, result)
+
+
+def _in_directive(source: bytes, at: int) -> bool:
+    """Whether offset `at` is on a preprocessor line (`#if NVTX_VERSION >= 3`): not a use."""
+    start = source.rfind(b"\n", 0, at) + 1
+    return source[start:at].lstrip().startswith(b"#")
+
+
+def _defines_any(source: bytes, shim: HeaderShim) -> bool:
+    """The file defines one of the shim's names itself (`#define nvtxRangePushEx(a)`, a typedef of
+    nvtxEventAttributes_t, a function of the name)."""
+    alternatives = b"|".join(n.encode() for n in sorted(shim.names))
+    pattern = compiled(
+        rb"#[ \t]*define[ \t]+(?:" + alternatives + rb")\b"
+        rb"|\b(?:typedef|struct|union|enum)\b[^;{]*?\b(?:" + alternatives + rb")\b[ \t]*[;{]"
+        rb"|\b(?:void|int|inline)[ \t*]+(?:" + alternatives + rb")[ \t]*\([^;]*\)[ \t\n]*\{"
+    )
+    return pattern.search(source) is not None
 
 
 def _names(shim: HeaderShim) -> re.Pattern[bytes]:
