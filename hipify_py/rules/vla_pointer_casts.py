@@ -7,8 +7,9 @@ declaration; clang, which hipcc is, rejects it: each spelling of a variably modi
 its own, so the cast's type does not convert to the variable's ("cannot initialize a variable of type
 'double (*)[n2][n1]' with an rvalue of type 'double (*)[n2][n1]'"). Declared with `auto`, the variable
 takes the cast's own type: the same type GCC gives it, and the same code. Only where the cast's type is
-the declared one, spelled alike, and a bound names a variable (not a macro or an upper-case constant,
-where there is no variable-length array and nothing to change).
+the declared one, spelled alike, and a bound names a variable (not a macro, a name the file declares
+`constexpr` or `const`, a template's parameter, an enumerator or an upper-case name: no variable-length
+array there, and nothing to change).
 
 The parse reads such a declaration as an expression (`double(*u)` a call), so this is textual.
 """
@@ -34,6 +35,11 @@ _DECLARATION = lazy(
 _WORD = lazy(rb"[A-Za-z_]\w*")
 _BRACKETED = lazy(rb"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
 _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+# names the file declares constant: `constexpr int max_D1D = ...` (MFEM's kernels), `const int n = 4`,
+# a template's value parameter, an enumerator: no variable-length array has such a bound
+_CONSTANT = lazy(rb"\b(?:constexpr|const)\b[^;=(){}]*?\b([A-Za-z_]\w*)[ \t]*=")
+_TEMPLATE_VALUE = lazy(rb"\btemplate[ \t\n]*<([^<>]*)>")
+_ENUMERATORS = lazy(rb"\benum\b[^{;]*\{([^}]*)\}")
 _NOT_VARIABLES = frozenset({b"sizeof", b"alignof", b"static_cast", b"int", b"long", b"unsigned", b"size_t"})
 
 
@@ -41,13 +47,13 @@ def vla_pointer_casts(ctx: Context) -> RuleResult:
     result = RuleResult()
     if b"(*)[" not in ctx.source.replace(b" ", b""):
         return result
-    macros = frozenset(_DEFINE.findall(ctx.source))
+    constant = _constants(ctx.source)
     for m, where in ctx.code_matches(_DECLARATION):
         if where not in REWRITABLE or ctx.is_protected(m.start()):
             continue
         if _squeeze(m.group(1)) != _squeeze(m.group(4)) or _squeeze(m.group(3)) != _squeeze(m.group(5)):
             continue  # a cast to another type: not the declaration's own
-        if not _runtime_bound(m.group(3), macros) or not _one_declarator(ctx.source, m.end()):
+        if not _runtime_bound(m.group(3), constant) or not _one_declarator(ctx.source, m.end()):
             continue
         start = m.start(1)
         if ctx.source[max(0, start - 7) : start].rstrip().endswith((b"static", b"extern")):
@@ -65,9 +71,21 @@ def _squeeze(text: bytes) -> bytes:
     return b"".join(text.split())
 
 
-def _runtime_bound(bounds: bytes, macros: frozenset[bytes]) -> bool:
-    """A bound names a variable: a word that is no macro of the file, no keyword and not upper case."""
-    return any(w not in macros and w not in _NOT_VARIABLES and not w.isupper() for w in _WORD.findall(bounds))
+def _constants(source: bytes) -> frozenset[bytes]:
+    """The file's macros and the names it declares constant (any scope: a bound naming one is no VLA)."""
+    names = set(_DEFINE.findall(source)) | set(_CONSTANT.findall(source))
+    for m in _TEMPLATE_VALUE.finditer(source):
+        names.update(_WORD.findall(m.group(1)))  # typename T too: harmless, a type is no bound
+    for m in _ENUMERATORS.finditer(source):
+        names.update(e.split(b"=")[0].strip() for e in m.group(1).split(b","))
+    return frozenset(names)
+
+
+def _runtime_bound(bounds: bytes, constant: frozenset[bytes]) -> bool:
+    """A bound names a variable: a word that is no constant of the file, no keyword and not upper case."""
+    return any(
+        w not in constant and w not in _NOT_VARIABLES and not w.isupper() for w in _WORD.findall(bounds)
+    )
 
 
 def _one_declarator(source: bytes, at: int) -> bool:
