@@ -167,13 +167,17 @@ class Context:
             undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
         # a warp *_sync call is written for the target (rules/warp_sync.py) wherever ROCm compiles it
         lacking = self.lacking_names - adapted_words(self.target) if self.target else self.lacking_names
-        branches = dead_branches(self.source, undefined, hip6, headers, lacking)
+        # names of CUDA's own API, which a block for old toolkits may #define (version_tests.backports)
+        known = frozenset()
+        if b"_VERSION" in self.source:
+            known = frozenset(self.identifiers & self.tables.names.keys())
+        branches = dead_branches(self.source, undefined, hip6, headers, lacking, known=known)
         if hip6 and TOOLKIT_COMPARE.search(self.source) is not None:
             # `#if CUDART_VERSION >= 9000 && !defined(WITH_CUCUB)`: decided as the rewrite will decide it
             atoms = opened_atoms(self.source, branches, lacking, amd_env(undefined), self.is_protected)
             if atoms:
                 overrides = {start: test.value for start, test in atoms.items()}
-                branches = dead_branches(self.source, undefined, hip6, headers, lacking, overrides)
+                branches = dead_branches(self.source, undefined, hip6, headers, lacking, overrides, known)
             branches.atoms = atoms
         # NV_IF_TARGET(NV_PROVIDES_SM_70, (...)): a block for an NVIDIA architecture, never compiled on AMD
         branches.dead.extend(block for _, block in self.nv_arch_blocks)

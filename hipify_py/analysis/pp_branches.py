@@ -24,6 +24,7 @@ from hipify_py.analysis.version_tests import (
     ERROR_LINE,
     TOOLKIT_COMPARE,
     VERSION_MACROS,
+    backports,
     choices_to_open,
     current_toolkits_differ,
     error_branch,
@@ -390,6 +391,7 @@ def analyse(
     headers: frozenset[bytes] = frozenset(),
     lacking: frozenset[bytes] = frozenset(),
     overrides: Mapping[int, Value] | None = None,
+    known: frozenset[bytes] = frozenset(),
 ) -> Branches:
     """Evaluate every conditional whose condition names a CUDA/HIP macro with a known AMD value.
 
@@ -400,18 +402,20 @@ def analyse(
     rewrites it so): `Branches.opened`. `headers`: CUDA headers the target has (`includes_only`);
     `lacking`: the file's CUDA names with no HIP counterpart, which HIP147 opens no test toward.
     `overrides`: directive line start -> its value under hipcc as the translation rewrites it (its toolkit
-    comparisons decided as current toolkits do: analysis/toolkit_atoms.py)."""
+    comparisons decided as current toolkits do: analysis/toolkit_atoms.py). `known`: the file's names the
+    tables know (CUDA's own API), which a block for old toolkits may #define (version_tests.backports)."""
     overrides = overrides or {}
     first = _analyse(source, known_undefined, {}, overrides)
     if ERROR_LINE.search(source) is None and TOOLKIT_COMPARE.search(source) is None:
         return first
-    opened = _opened(source, first, hip6, headers, lacking)
+    opened = _opened(source, first, hip6, headers, lacking, known)
     result = first
     for _ in range(4):  # an #elif hipcc reaches only once its #if is opened: one more pass per level
         if not opened:
             break
         result = _analyse(source, known_undefined, opened, overrides)
-        more = {k: v for k, v in _opened(source, result, hip6, headers, lacking).items() if k not in opened}
+        again = _opened(source, result, hip6, headers, lacking, known)
+        more = {k: v for k, v in again.items() if k not in opened}
         if not more:
             break
         opened = {**opened, **more}
@@ -419,7 +423,12 @@ def analyse(
 
 
 def _opened(
-    source: bytes, first: Branches, hip6: bool, headers: frozenset[bytes], lacking: frozenset[bytes]
+    source: bytes,
+    first: Branches,
+    hip6: bool,
+    headers: frozenset[bytes],
+    lacking: frozenset[bytes],
+    known: frozenset[bytes],
 ) -> dict:
     """Directive line start -> its value under hipcc, for the version tests the translation opens."""
     opened: dict[int, Value] = {}
@@ -440,6 +449,8 @@ def _opened(
         elif kind == b"if" and current_toolkits_differ(amd, first.nvidia.get(start), text):
             if names_version_in_code(source, end, bool(amd)):
                 opened[start] = amd  # what hipcc would take cannot compile there: any shape, any target
+            elif amd and backports(source, end, known):
+                opened[start] = amd  # `#if CUDA_VERSION < 4010 #define CUDA_ERROR_ASSERT 710`: any target
             elif hip6 and not amd and includes_only(source, end, headers):
                 opened[start] = amd  # `#if CUDART_VERSION >= 11000 #include <cuda_bf16.h> #endif`
             elif hip6:
@@ -544,12 +555,13 @@ def dead_branches(
     headers: frozenset[bytes] = frozenset(),
     lacking: frozenset[bytes] = frozenset(),
     overrides: Mapping[int, Value] | None = None,
+    known: frozenset[bytes] = frozenset(),
 ) -> Branches:
     """`analyse`, then once more with the macros this file defines only inside dead branches
     (CUTLASS: `#if __CUDA_ARCH__ >= 900` -> `#define CUTE_ARCH_MMA_SM90A_ENABLED`, tested 300 times).
     `undefined`: more macros undefined under hipcc (guards of CUDA headers with no HIP counterpart,
-    mappings/guards.yaml). `hip6`, `headers`, `lacking`, `overrides`: see `analyse`."""
-    first = analyse(source, undefined, hip6, headers, lacking, overrides)
+    mappings/guards.yaml). `hip6`, `headers`, `lacking`, `overrides`, `known`: see `analyse`."""
+    first = analyse(source, undefined, hip6, headers, lacking, overrides, known)
     if not first.dead:
         return first
     inside: dict[bytes, bool] = {}
@@ -558,4 +570,6 @@ def dead_branches(
         dead = any(a <= m.start() < b for a, b in spans)
         inside[m.group(1)] = inside.get(m.group(1), True) and dead
     only_dead = frozenset(n for n, dead in inside.items() if dead and not CUDA_MACROS.fullmatch(n))
-    return analyse(source, only_dead | undefined, hip6, headers, lacking, overrides) if only_dead else first
+    if not only_dead:
+        return first
+    return analyse(source, only_dead | undefined, hip6, headers, lacking, overrides, known)

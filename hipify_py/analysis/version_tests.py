@@ -162,6 +162,24 @@ def _declaring_branch(source: bytes, line_end: int, reached: bytes) -> tuple[byt
     return None
 
 
+_DEFINE_LINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_OTHER_CODE = lazy(rb"^[ \t]*(?!#[ \t]*(?:define|undef)\b)(?!//)(?!/\*)(?!\*)\S", re.MULTILINE)
+
+
+def backports(source: bytes, line_end: int, known: frozenset[bytes]) -> bool:
+    """The one-way group opened on the line ending at `line_end` only #defines names, one of them a name
+    of CUDA's own API (`known`): a backport, for toolkits older than any supported one, of what current
+    CUDA declares itself (oxDNA's helper_cuda.h: `#if CUDA_VERSION < 4010 #define CUDA_ERROR_ASSERT 710
+    ... #define CURAND_STATUS_DOUBLE_PRECISION_REQUIRED 106 #endif`). HIP declares those names too
+    (the translation renames them), so under hipcc, which enters it, the group redefines HIP's own."""
+    span = _one_way_body(source, line_end)
+    if span is None:
+        return False
+    body = source[span[0] : span[1]]
+    names = _DEFINE_LINE.findall(body)
+    return bool(names) and _OTHER_CODE.search(body) is None and any(n in known for n in names)
+
+
 def _one_way_body(source: bytes, line_end: int) -> tuple[int, int] | None:
     """(start, end) of the body of the group opened on the line ending at `line_end` when it has no
     #else or #elif."""

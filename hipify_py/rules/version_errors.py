@@ -22,6 +22,8 @@ compiles. Library version macros are left alone (their values are unknown here),
 
 from __future__ import annotations
 
+import re
+
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
 from hipify_py.analysis.version_tests import error_branch, includes_only, names_version_in_code
@@ -34,6 +36,10 @@ from hipify_py.util.lazyre import lazy
 
 _COMMENT_START = lazy(rb"/[/*]")
 _AMD = "defined(__HIP_PLATFORM_AMD__)"
+# before the file includes a CUDA or HIP header, HIP's headers have not defined __HIP_PLATFORM_AMD__ yet;
+# hip-clang defines __HIP__ itself (nvcc, HIP's NVIDIA platform, does not)
+_AMD_EARLY = "(defined(__HIP_PLATFORM_AMD__) || defined(__HIP__))"
+_GPU_INCLUDE = lazy(rb"^[ \t]*#[ \t]*include[ \t]*<(?:hip\w*/|cu\w*\.h|cuda|thrust/|cub/)", re.MULTILINE)
 
 
 def open_version_errors(ctx: Context) -> RuleResult:
@@ -44,14 +50,16 @@ def open_version_errors(ctx: Context) -> RuleResult:
     opened = ctx.branches.opened  # pp_branches decides which tests go the other way (the detectors agree)
     if not opened:
         return result
+    first_gpu = _GPU_INCLUDE.search(src)
     for start, end, kind, condition in directives(src):
         if start not in opened or ctx.is_protected(start):
             continue
+        early = first_gpu is None or start < first_gpu.start()
         amd = bool(opened[start])
         macro = VERSION_MACRO.search(src, start, end)
         at = error_branch(src, end, amd)
         newer = at is None and kind == b"elif" and not amd  # the `#elif X >= N` after an opened #error test
-        edit = _rewrite(src, start, end, kind, condition, amd)
+        edit = _rewrite(src, start, end, kind, condition, amd, _AMD_EARLY if early else _AMD)
         if edit is None or macro is None:
             continue
         name = macro.group().decode()
@@ -90,7 +98,9 @@ def open_version_errors(ctx: Context) -> RuleResult:
     return result
 
 
-def _rewrite(src: bytes, start: int, end: int, kind: bytes, condition: bytes, amd: bool) -> Edit | None:
+def _rewrite(
+    src: bytes, start: int, end: int, kind: bytes, condition: bytes, amd: bool, amd_test: str = _AMD
+) -> Edit | None:
     """The directive with ROCm sent the other way; None for a condition we cannot rebuild safely."""
     comment = _COMMENT_START.search(condition)
     code = condition[: comment.start()] if comment else condition
@@ -103,7 +113,7 @@ def _rewrite(src: bytes, start: int, end: int, kind: bytes, condition: bytes, am
         text = f"defined({text})"
     elif kind == b"ifndef":
         text = f"!defined({text})"
-    new = f"({text}) && !{_AMD}" if amd else f"({text}) || {_AMD}"
+    new = f"({text}) && !{amd_test}" if amd else f"({text}) || {amd_test}"
     keyword = "elif" if kind == b"elif" else "if"
     hash_at = src.index(b"#", start)
     return Edit(hash_at, end, f"#{keyword} {new}".encode("latin-1") + tail)
