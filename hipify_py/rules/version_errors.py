@@ -39,7 +39,10 @@ _AMD = "defined(__HIP_PLATFORM_AMD__)"
 # before the file includes a CUDA or HIP header, HIP's headers have not defined __HIP_PLATFORM_AMD__ yet;
 # hip-clang defines __HIP__ itself (nvcc, HIP's NVIDIA platform, does not)
 _AMD_EARLY = "(defined(__HIP_PLATFORM_AMD__) || defined(__HIP__))"
-_GPU_INCLUDE = lazy(rb"^[ \t]*#[ \t]*include[ \t]*<(?:hip\w*/|cu\w*\.h|cuda|thrust/|cub/)", re.MULTILINE)
+# a CUDA or HIP header, or a project's own (which may bring one): from there on HIP's macros may be set
+_GPU_INCLUDE = lazy(
+    rb"^[ \t]*#[ \t]*include[ \t]*(?:<(?:hip\w*/|cu\w*\.h|cuda|thrust/|cub/)|\")", re.MULTILINE
+)
 
 
 def open_version_errors(ctx: Context) -> RuleResult:
