@@ -195,7 +195,11 @@ def entry(job: Job, texts: str | None = None) -> str:
             + (f" | hint: {_one_line(d.hint)}" if d.hint else "")
         )
     if texts is not None and outcome.text is not None:
-        out = Path(texts) / job.label
+        # a label is absolute for a folder given by its absolute path: `DIR / label` would be the
+        # input file itself, overwritten; under DIR it goes, whatever the label
+        out = Path(texts) / job.label.lstrip("/")
+        if not out.resolve().is_relative_to(Path(texts).resolve()):
+            raise SystemExit(f"--texts: {job.label} would be written outside {texts}")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(text)
     return "\n".join(lines) + "\n"
