@@ -87,6 +87,10 @@ class Finding:
     rule: str
     message: str
     text: str  # the source text of the finding's span
+    last: int = 0  # the last line the finding speaks for, where past `line`: an asm statement's end
+
+    def covers(self, line: int, near: int) -> bool:
+        return self.line - near <= line <= max(self.line, self.last) + near
 
     def where(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.rule} {self.message}"
@@ -219,10 +223,37 @@ def error_findings(report: dict, originals: Path) -> dict[str, list[Finding]]:
             data = b""
         for d in errs:
             text = data[d["offset"] : d["offset"] + d["length"]].decode("utf-8", "replace")
+            last = _asm_statement_end(data, d["offset"], d["line"]) if ASM_RE.match(text) else 0
             out[os.path.normpath(f["path"])].append(
-                Finding(os.path.normpath(f["path"]), d["line"], d["col"], d["rule"], d["message"], text)
+                Finding(os.path.normpath(f["path"]), d["line"], d["col"], d["rule"], d["message"], text, last)
             )
     return out
+
+
+ASM_RE = re.compile(r"(?:__asm__|__asm|asm)\b")
+
+
+def _asm_statement_end(data: bytes, offset: int, line: int) -> int:
+    """The line of the `)` that closes the asm statement starting at `offset` (the finding names its first
+    line; clang reports an operand or constraint error on the line where it is)."""
+    depth, i = 0, data.find(b"(", offset)
+    while 0 <= i < min(len(data), offset + 20000):
+        c = data[i : i + 1]
+        if c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+            if depth == 0:
+                return line + data.count(b"\n", offset, i)
+        elif c == b'"':
+            close = data.find(b'"', i + 1)
+            while close > 0 and data[close - 1 : close] == b"\\":
+                close = data.find(b'"', close + 1)
+            if close < 0:
+                break
+            i = close
+        i += 1
+    return 0
 
 
 # ---------------------------------------------------------------- classifying
@@ -294,9 +325,7 @@ class Classifier:
         def naming(f: Finding) -> bool:
             return any(re.search(rf"(?<![\w/]){re.escape(n)}(?!\w)", f.text + " " + f.message) for n in names)
 
-        hits = [
-            f for rel, line in places for f in self.findings.get(rel, ()) if abs(f.line - line) <= self.near
-        ]
+        hits = [f for rel, line in places for f in self.findings.get(rel, ()) if f.covers(line, self.near)]
         # an undeclared name is the whole cause: a finding nearby about something else did not predict it
         exact = UNDECLARED_RE.search(err.text) is not None
         if hits and (not exact or any(naming(f) for f in hits)):

@@ -66,6 +66,18 @@ def test_classify_near_first_error_or_its_notes(tmp_path: Path) -> None:
     assert clf.classify(tu, pf.Outcome(False, timed_out=True)).status == "timeout"
 
 
+def test_an_asm_finding_speaks_for_its_whole_statement(tmp_path: Path) -> None:
+    """HIP204 names an asm statement's first line; clang reports a bad constraint where the operand is."""
+    source = b'__device__ int q(float a) {\n  int x;\n  asm volatile(\n    "cvt.rni.s32.f32 %0, %1;"\n'
+    source += b'    : "=r"(x)\n\n\n\n    : "f"(a));\n  return x;\n}\n'
+    assert pf._asm_statement_end(source, source.index(b"asm"), 3) == 9
+    tu = _tu(tmp_path)
+    asm = pf.Finding("p/k.h", 3, 3, "HIP204", "inline PTX", "asm volatile(", 9)
+    clf = _classifier(tmp_path, [asm])
+    assert clf.classify(tu, _err("k.h", 9, "invalid input constraint 'f' in asm")).status == "predicted"
+    assert clf.classify(tu, _err("k.h", 13, "bad")).status == "silent"
+
+
 def test_classify_by_the_name_clang_quotes(tmp_path: Path) -> None:
     tu = _tu(tmp_path)
     far = pf.Finding("p/main.cu", 2, 1, "HIP101", "`cudaFoo` has no HIP counterpart", "cudaFoo")
