@@ -69,6 +69,7 @@ EVERY_RELEASE = (
     "host_minmax/device_only.cu",
     "device/ptx_equivalents_special.cu",  # HIP's lane, multiprocessor, clock and lane-mask functions
     "cxx/vla_pointer_casts.cu",  # a pointer to a variable-length array, declared with auto
+    "cxx/builtin_declarations.cu",  # CUDA's built-in variables declared for the host pass
 )
 
 
