@@ -39,6 +39,8 @@ def builtin_declarations(ctx: Context) -> RuleResult:
     for m, where in ctx.code_matches(_DECLARATIONS):
         if where not in REWRITABLE or ctx.is_protected(m.start()):
             continue
+        if ctx.source[: m.start()].rstrip().endswith(_GUARD):
+            continue  # ours, from an earlier run
         block = m.group()
         tail = b"" if block.endswith(b"\n") else nl
         result.edits.append(Edit(m.start(), m.start(), _GUARD + nl))
@@ -48,7 +50,8 @@ def builtin_declarations(ctx: Context) -> RuleResult:
             f"declaration of CUDA's built-in {names}: HIP on AMD declares them itself, with types of its "
             "own; kept for HIP's NVIDIA platform only"
         )
-        result.diagnostics.append(ctx.diag("HIP229", m.start(), m.end() - len(block) + len(block.rstrip()), message))
+        end = m.start() + len(block.rstrip())
+        result.diagnostics.append(ctx.diag("HIP229", m.start(), end, message))
     return result
 
 
@@ -66,8 +69,8 @@ DECLARED = declare(
             "Code that declares the built-ins for nvcc's host pass (`#ifndef __CUDA_ARCH__ extern const dim3 "
             "blockDim; extern const uint3 threadIdx; #endif`, ccminer's cuda_helper.h and its copies) "
             "redeclares them under HIP on AMD, which declares gridDim, blockDim, blockIdx, threadIdx and "
-            "warpSize itself in both passes with types of its own (`__hip_builtin_blockDim_t`): 'redeclaration "
-            "of blockDim with a different type'. The declarations are put under `#if "
+            "warpSize itself in both passes with types of its own (`__hip_builtin_blockDim_t`): "
+            "'redeclaration of blockDim with a different type'. The declarations are put under `#if "
             "!defined(__HIP_PLATFORM_AMD__)`.",
         ),
     ),
