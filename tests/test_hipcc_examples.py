@@ -61,6 +61,7 @@ EVERY_RELEASE = (
     "pointer_attributes/memory_type.cu",  # `type` or `memoryType`, as each release's struct names it
     "cxx/mixed_minmax.cu",
     "cxx/mixed_minmax_negative.cu",
+    "cxx/mixed_minmax_arithmetic.cu",
     "host_minmax/host_types.cu",
     "host_minmax/template_first.cu",
     "host_minmax/evident_int.cu",

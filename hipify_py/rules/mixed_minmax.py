@@ -24,6 +24,7 @@ from hipify_py.analysis.declared import STANDARD_TYPEDEFS, expression_type, norm
 from hipify_py.data.tables import CandidateFinder
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.parser import Node
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
@@ -43,8 +44,64 @@ _FINDER = CandidateFinder(_NAMES)
 # the file's own min/max (a macro or a function with typed parameters): its calls are not CUDA's
 _OWN = lazy(
     rb"#[ \t]*define[ \t]+(?:min|max)\b"
-    rb"|\b(?:min|max)[ \t]*\([ \t]*(?:const[ \t]+)?\w+(?:[ \t]*[&*]+[ \t]*|[ \t]+)\w+[ \t]*,"
+    rb"|\b(?:min|max)[ \t]*\([ \t]*(?:const[ \t]+)?\w+(?:[ \t]*[&*]+[ \t]*|[ \t]+)[A-Za-z_]\w*[ \t]*,"
 )
+
+
+# integer arithmetic the file states: `blockIdx.x * 16 + ty`, `n - 1` (cudaSift's `min(numPts1 - 1,
+# blockIdx.x * 16 + ty)`): CUDA's built-in index components are unsigned int, and + - * / % & | ^ take
+# C++'s usual arithmetic conversions (LP64: rank, then width)
+_BUILTIN_VECTORS = frozenset({b"threadIdx", b"blockIdx", b"blockDim", b"gridDim"})
+_ARITHMETIC = frozenset({b"+", b"-", b"*", b"/", b"%", b"&", b"|", b"^"})
+_INTEGERS = {  # type -> (rank, bytes, unsigned)
+    b"int": (1, 4, False),
+    b"unsigned int": (1, 4, True),
+    b"long": (2, 8, False),
+    b"unsigned long": (2, 8, True),
+    b"long long": (3, 8, False),
+    b"unsigned long long": (3, 8, True),
+}
+_PROMOTED = frozenset({b"bool", b"char", b"signed char", b"unsigned char", b"short", b"unsigned short"})
+_UNSIGNED_OF = {b"int": b"unsigned int", b"long": b"unsigned long", b"long long": b"unsigned long long"}
+
+
+def _stated_type(ctx: Context, node: Node) -> bytes | None:
+    """expression_type, and integer arithmetic on what it knows (and CUDA's built-in index components)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "field_expression":
+        argument, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        if argument is not None and field is not None:
+            name, part = (
+                ctx.source[argument.start_byte : argument.end_byte],
+                ctx.source[field.start_byte : field.end_byte],
+            )
+            return b"unsigned int" if name in _BUILTIN_VECTORS and part in (b"x", b"y", b"z") else None
+    if node.type == "binary_expression":
+        operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if operator is None or left is None or right is None or operator.type.encode() not in _ARITHMETIC:
+            return None
+        a, b = _stated_type(ctx, left), _stated_type(ctx, right)
+        return _common(a, b) if a is not None and b is not None else None
+    found = expression_type(ctx.source, node)
+    return normal(found) if found is not None else None
+
+
+def _common(a: bytes, b: bytes) -> bytes | None:
+    """C++'s usual arithmetic conversions of two integer types (LP64); None for anything else."""
+    a, b = (b"int" if t in _PROMOTED else t for t in (a, b))
+    if a not in _INTEGERS or b not in _INTEGERS:
+        return None
+    if a == b:
+        return a
+    (ra, _, ua), (rb, _, ub) = _INTEGERS[a], _INTEGERS[b]
+    if ua == ub:
+        return a if ra > rb else b
+    u, s = (a, b) if ua else (b, a)
+    (ru, wu, _), (rs, ws, _) = _INTEGERS[u], _INTEGERS[s]
+    if ru >= rs:
+        return u
+    return s if ws > wu else _UNSIGNED_OF[s]
 
 
 def _argument_type(ctx: Context, span: tuple[int, int]) -> bytes | None:
@@ -58,6 +115,8 @@ def _argument_type(ctx: Context, span: tuple[int, int]) -> bytes | None:
         node = node.parent  # the outermost node of exactly this span
     if node is None or (node.start_byte, node.end_byte) != (a, b):
         return None
+    if node.type in ("binary_expression", "field_expression"):
+        return _stated_type(ctx, node)
     found = expression_type(ctx.source, node)
     if found is None and node.type == "call_expression":  # `uint32_t(n)`: a functional cast
         function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
