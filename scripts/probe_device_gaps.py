@@ -8,7 +8,8 @@ Usage: probe_device_gaps.py [--hipcc PATH] [--out FILE] [--check]
    HIP could use instead (`__builtin_trap()`, `abort()`, `__builtin_debugtrap()`); `atomicAdd`,
    `atomicAdd_block` and `atomicAdd_system` on `__half`, `__half2`, `__hip_bfloat16`,
    `__hip_bfloat162` (CUDA declares atomicAdd for all four, cuda_fp16.h/cuda_bf16.h); the 16-bit
-   `atomicCAS(unsigned short *, ...)` (CUDA, compute capability 7.0+); and
+   `atomicCAS(unsigned short *, ...)` (CUDA, compute capability 7.0+); `sincos` and `sincospi` on
+   float and double pointers (CUDA's math_functions.hpp has both overloads); and
    `hipGetErrorString`/`hipGetErrorName` and the counterparts of CUDA's device runtime API (hipMalloc,
    hipFree, hipGetLastError, hipGetDevice, ...) called in device code (CUDA declares them host and device).
 2. Builds a host program that prints `hipGetErrorName(e)` and `hipGetErrorString(e)` for every code
@@ -45,6 +46,7 @@ CONTROL = (
     "__builtin_debugtrap()",
 )
 ATOMICS = ("atomicAdd", "atomicAdd_block", "atomicAdd_system")
+MATH_OUT = ("sincos", "sincospi")  # results through pointers: CUDA has float and double overloads
 HALF_TYPES = ("__half", "__half2")
 BF16_TYPES = ("__hip_bfloat16", "__hip_bfloat162")  # hip/hip_bf16.h: HIP 5.7 and later
 ERROR_CALLS = ("hipGetErrorString", "hipGetErrorName")
@@ -68,6 +70,10 @@ def cases(has_bf16: bool) -> list[tuple[str, str]]:
     types = HALF_TYPES + (BF16_TYPES if has_bf16 else ())
     out += [(f"{f}({t} *)", f"{t} v{{}}; {f}(p_{t}, v);") for f in ATOMICS for t in types]
     out.append(("atomicCAS(unsigned short *)", "unsigned short v{}; atomicCAS(p_ushort, v, v);"))
+    # CUDA's float overloads of sincos/sincospi (math_functions.hpp), and HIP's double ones
+    out += [
+        (f"{f}({t} *)", f"{t} s, c; {f}({t}(0.5), &s, &c);") for f in MATH_OUT for t in ("float", "double")
+    ]
     out += [(f"device {c}", f'printf("%s", {c}(hipErrorInvalidValue));') for c in ERROR_CALLS]
     out += [(f"device {name}", statement) for name, statement in RUNTIME_CALLS]
     return out

@@ -44,6 +44,10 @@ class Overload(NamedTuple):
     arg: int
     pointer: bool
     types: tuple[str, ...]  # the first: HIP's spelling, for comments and findings
+    # the types HIP's own overloads take (`sincos`: double): given, a call whose argument is of any type
+    # but these calls for the shim, one whose type the file spells otherwise (a typedef of another
+    # header: oxDNA's c_number) too; an overload no call picks costs nothing
+    hip_types: tuple[str, ...] = ()
 
 
 class Shim(NamedTuple):
@@ -242,7 +246,10 @@ def _overload(raw: Mapping[str, object], name: str, index: int) -> Overload | No
         return None
     if not isinstance(types, list) or not types or not isinstance(raw.get("arg", 0), int):
         raise TableError(f"{TABLE_NAME}: shim {index + 1} ({name}): `call` needs `types` and an int `arg`")
-    return Overload(call, int(raw.get("arg", 0)), bool(raw.get("pointer", False)), tuple(map(str, types)))
+    hip_types = tuple(map(str, raw.get("hip_types") or ()))  # type: ignore[union-attr]
+    return Overload(
+        call, int(raw.get("arg", 0)), bool(raw.get("pointer", False)), tuple(map(str, types)), hip_types
+    )
 
 
 def _simd(raw: Mapping[str, object], source: str, index: int, cuda: str | None) -> Shim:
@@ -372,6 +379,8 @@ def definition(shim: Shim, target: str, cases: str = "", newline: bytes = b"\n")
 def lacking(shim: Shim, target: str, quote: str = "") -> str:
     """What the target lacks, for the comment above a shim and (quote="`") its finding."""
     name = f"{quote}{shim.function}{quote}"
+    if shim.gap:
+        return shim.gap.format(hip=target).replace("`", quote)
     if shim.overload is not None:
         kind = shim.overload.types[0] + (" *" if shim.overload.pointer else "")
         return f"{name} has no HIP {target} overload for {kind}"
@@ -379,8 +388,6 @@ def lacking(shim: Shim, target: str, quote: str = "") -> str:
         return f"{name} has no device version in HIP {target}"
     if shim.host:
         return f"{name} has no host version in HIP {target}"
-    if shim.gap:
-        return shim.gap.format(hip=target).replace("`", quote)
     return f"{name} is not in HIP {target} ({shim.lacks})"
 
 
