@@ -225,7 +225,7 @@ def _implied_nvtx(ctx: Context, shims: dict[bytes, HeaderShim], result: RuleResu
     header = ctx.tables.headers.get(b"nvToolsExt.h")
     if header is None or not header.hip:
         return
-    position, lead = after_last_include(ctx, first.start())
+    position, lead = _after_include_around(ctx, first.start())
     nl = newline_of(ctx.source)
     done.add(shim.guard)
     needs = b"#include <" + header.hip.encode() + b">"
@@ -234,6 +234,21 @@ def _implied_nvtx(ctx: Context, shims: dict[bytes, HeaderShim], result: RuleResu
     result.diagnostics.append(ctx.diag(shim.rule, first.start(), first.end(), f"{shim.header}: {message}"))
     result.counts["shims"] += 1
     _settle(ctx, shim, result)
+
+
+def _after_include_around(ctx: Context, use: int) -> tuple[int, bytes]:
+    """after_last_include, among the includes whose preprocessor branch holds the use too: not after an
+    include in `#ifdef COMB_ENABLE_CALIPER ... #endif` that the use is outside of (Comb)."""
+    nl = newline_of(ctx.source)
+    for m in reversed(list(_INCLUDE.finditer(ctx.source, 0, use))):
+        if ctx.classify(m.start(), m.start() + 1) not in REWRITABLE or ctx.is_protected(m.start()):
+            continue
+        node = ctx.root.descendant_for_byte_range(m.start(), m.start() + 1)
+        while node is not None and node.type not in _BRANCHES:
+            node = node.parent
+        if node is None or node.start_byte <= use < node.end_byte:
+            return m.end(), (b"" if m.group().endswith(b"\n") else nl)
+    return after_last_include(ctx, 0)
 
 
 def _in_directive(source: bytes, at: int) -> bool:
