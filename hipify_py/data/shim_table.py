@@ -44,9 +44,9 @@ class Overload(NamedTuple):
     arg: int
     pointer: bool
     types: tuple[str, ...]  # the first: HIP's spelling, for comments and findings
-    # the types HIP's own overloads take (`sincos`: double): given, a call whose argument is of any type
-    # but these calls for the shim, one whose type the file spells otherwise (a typedef of another
-    # header: oxDNA's c_number) too; an overload no call picks costs nothing
+    # the types HIP's own overloads take (`sincos`: double): given, a call whose argument the file
+    # spells as any other type calls for the shim, a typedef of another header too (oxDNA's c_number);
+    # an argument of no spelled type (`&r.first`) does not
     hip_types: tuple[str, ...] = ()
 
 

@@ -180,8 +180,8 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
             if call is None or len(call.args) <= spec.arg:
                 continue
             spelled = spelled_type(ctx, call.text(src, spec.arg), m.start(), spec.pointer)
-            if spec.hip_types:  # any call but one of a type HIP's own overloads take
-                if spelled is None or spelled.decode() not in spec.hip_types:
+            if spec.hip_types:  # a spelled type but one HIP's own overloads take (a typedef: c_number)
+                if spelled is not None and spelled.decode() not in spec.hip_types:
                     found.setdefault(shim.name, []).append(m.span(1))
             elif spelled is not None and spelled.decode() in spec.types:
                 found.setdefault(shim.name, []).append(m.span(1))
