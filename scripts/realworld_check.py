@@ -134,6 +134,13 @@ _REGISTER = re.compile(rb"(?<![\w$])register(?:[ \t]+(?!\w+\s+\w+\s*(?:asm|__asm
 # `::template f<` (rules/template_keyword.py inserts the keyword before a dependent member template)
 _TEMPLATE_KEYWORD = re.compile(rb"::[ \t]*template[ \t]+(?=[A-Za-z_]\w*[ \t]*<)")
 # `min(a, b)` of a mixed-sign pair written `std::min<U>(a, b)` (rules/mixed_minmax.py)
+# `auto z = (double (*)[n2][n1])p` (HIP228), compared as the declaration it was
+_VLA_AUTO = re.compile(
+    rb"\bauto[ \t]+(\w+)[ \t]*=[ \t]*\([ \t]*([^()\n]*?)[ \t]*\([ \t]*\*[ \t]*\)"
+    rb"((?:[ \t]*\[[^\]\n;]+\])+)[ \t]*\)"
+)
+_POINTER_PARENS = re.compile(rb"[ \t]*\([ \t]*\*[ \t]*(\w*)[ \t]*\)")
+_FP_LIMITS = re.compile(rb"\bhipify_py_FpLimits(?=[ \t]*<)")
 _STD_MIN_MAX = re.compile(rb"(?<![\w$])std::(min|max)<[\w ]+>(?=[ \t]*\()")
 # cudaPointerAttributes' member as the target spells it (rules/pointer_attributes.py: memoryType or type)
 _MEMORY_TYPE = re.compile(rb"(\.|->)([ \t]*)memoryType\b")
@@ -339,6 +346,10 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
         after = _VERSION_TAKEN_APART.sub(b"VERSION_VALUE", after)
         after = after.replace(b"(HIP_VERSION_MAJOR * 1000 + HIP_VERSION_MINOR * 10)", b"VERSION_VALUE")
     after = _without_deviceptr_math(_CACHE_HINT_HELPER.sub(b"__", after))
+    after = _FP_LIMITS.sub(b"FpLimits", after)  # rules/fp_limits.py: the helper's name
+    if b"(*)" in after:  # rules/vla_pointer_casts.py (HIP228), in one spelling on both sides
+        after = _VLA_AUTO.sub(rb"\2 (*\1)\3 = (\2 (*)\3)", after)
+        before, after = _POINTER_PARENS.sub(rb" (*\1)", before), _POINTER_PARENS.sub(rb" (*\1)", after)
     before, after = _STD_MIN_MAX.sub(rb"\1", before), _STD_MIN_MAX.sub(rb"\1", after)
     before, after = _MEMORY_TYPE.sub(rb"\1\2type", before), _MEMORY_TYPE.sub(rb"\1\2type", after)
     if b"##" in before:  # both sides: a paste the translator keeps (`CUDA_##`, a project's constants)
@@ -383,9 +394,14 @@ _FEATURE_TEST = re.compile(
 )
 
 
+# rules/version_errors.py before a file's first CUDA/HIP include: the AMD test also reads hip-clang's own
+_AMD_EARLY = b"(defined(__HIP_PLATFORM_AMD__) || defined(__HIP__))"
+
+
 def _conditions(text: bytes) -> bytes:
     if b"#" not in text:
         return text
+    text = text.replace(_AMD_EARLY, b"defined(__HIP_PLATFORM_AMD__)")
     text = _IFDEF.sub(
         lambda m: m.group(1) + b"if " + (b"!" if m.group(2) else b"") + b"defined(" + m.group(3) + b")", text
     )

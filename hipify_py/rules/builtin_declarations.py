@@ -65,7 +65,7 @@ DECLARED = declare(
             "builtin-variable-declaration",
             Severity.INFO,
             "A declaration of CUDA's built-in variables: kept for HIP's NVIDIA platform only",
-            "Nothing to do.",
+            "Nothing to do; on AMD the code uses HIP's own built-in variables.",
             "Code that declares the built-ins for nvcc's host pass (`#ifndef __CUDA_ARCH__ extern const dim3 "
             "blockDim; extern const uint3 threadIdx; #endif`, ccminer's cuda_helper.h and its copies) "
             "redeclares them under HIP on AMD, which declares gridDim, blockDim, blockIdx, threadIdx and "
