@@ -39,7 +39,7 @@ def builtin_declarations(ctx: Context) -> RuleResult:
     for m, where in ctx.code_matches(_DECLARATIONS):
         if where not in REWRITABLE or ctx.is_protected(m.start()):
             continue
-        if ctx.source[: m.start()].rstrip().endswith(_GUARD):
+        if ctx.source[max(0, m.start() - len(_GUARD) - 4) : m.start()].rstrip().endswith(_GUARD):
             continue  # ours, from an earlier run
         block = m.group()
         tail = b"" if block.endswith(b"\n") else nl

@@ -176,14 +176,15 @@ def _implied_atomics(
 ) -> None:
     """libcu++'s atomics used in a file that includes no libcu++ header (`cuda::memory_order_relaxed` in
     a template of a header that CUDA compiles after <cub/cub.cuh>, which brings libcu++ along: BGHT):
-    the <cuda/atomic> equivalent, with <atomic> for it, after the last include before the first use."""
+    the <cuda/atomic> equivalent, with <atomic> for it, after the last include before the first use (one
+    whose preprocessor branch holds the use too)."""
     shim = shims.get(b"cuda/atomic")
     if shim is None or b"cuda" not in ctx.source or _LIBCUDACXX_INCLUDE.search(ctx.source) is not None:
         return
     first = next((m for m, _ in ctx.code_matches(_CUDA_ATOMIC_USE)), None)
     if first is None or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
         return
-    position, lead = after_last_include(ctx, first.start())
+    position, lead = _after_include_around(ctx, first.start())
     nl = newline_of(ctx.source)
     done.add(shim.guard)
     text = lead + b"#include <atomic>" + nl + _definition(shim, nl)
@@ -203,7 +204,9 @@ def _implied_nvtx(ctx: Context, shims: dict[bytes, HeaderShim], result: RuleResu
     equivalent): the equivalent, with the roctx header it calls into, after the last include before the
     first use. Not where the file defines one of the names itself (its own stubs for an NVTX-less build)."""
     shim = shims.get(b"nvToolsExt.h")
-    if shim is None or b"nvtx" not in ctx.source.lower() or _NVTX_INCLUDE.search(ctx.source) is not None:
+    if shim is None or (b"nvtx" not in ctx.source and b"NVTX" not in ctx.source):
+        return
+    if _NVTX_INCLUDE.search(ctx.source) is not None:
         return
     if shim.guard in done or (GUARD_PREFIX + shim.guard).encode() in ctx.source:
         return
