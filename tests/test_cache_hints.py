@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import check_probe_table
-from toolchains import TARGETS, Toolchain, params
+from toolchains import NEEDS_NVCC, TARGETS, Toolchain, nvidia_platform, params
 
 from hipify_py.analysis.declared import pointee_type
 from hipify_py.engine.options import Options
@@ -110,11 +108,8 @@ def test_a_header_and_its_includer_define_a_helper_once() -> None:
     assert translate(once, Options(hip_version="6.4")).text == once
 
 
-_NVCC = shutil.which("nvcc")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(_NVCC is None, reason="needs nvcc (HIP's NVIDIA platform)")
+@NEEDS_NVCC
 def test_helpers_keep_the_hint_on_the_nvidia_platform(tmp_path: Path) -> None:
     """On HIP's NVIDIA platform hip_runtime.h is CUDA's runtime header and hipcc runs nvcc: the
     helpers call CUDA's intrinsics, so the PTX keeps each cache operator. (Debian packages no HIP
@@ -126,9 +121,7 @@ def test_helpers_keep_the_hint_on_the_nvidia_platform(tmp_path: Path) -> None:
         ("hip_bf16.h", "cuda_bf16.h"),
     ):
         text = text.replace(f"<hip/{hip}>", f"<{cuda}>")
-    (tmp_path / "nv.cu").write_text(text.replace("__hip_bfloat162", "__nv_bfloat162"))
-    cmd = [_NVCC, "-std=c++17", "-D__HIPCC__", "-D__HIP_PLATFORM_NVIDIA__", "-arch=sm_80", "-ptx", "nv.cu"]
-    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    proc = nvidia_platform(tmp_path, text.replace("__hip_bfloat162", "__nv_bfloat162"), "-ptx")
     assert proc.returncode == 0, proc.stderr[-3000:]
     ptx = (tmp_path / "nv.ptx").read_text()
     found = set(re.findall(r"\b(ld|st)\.global\.(nc|ca|cg|cs|lu|cv|wb|wt)\b", ptx))

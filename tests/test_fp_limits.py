@@ -3,11 +3,11 @@ are renamed, and what the helper gives on AMD (values, on the host) and on HIP's
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from toolchains import NEEDS_NVCC, nvidia_platform
 
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
@@ -58,10 +58,7 @@ def test_targets_without_hip_bf16_keep_the_name() -> None:
     assert _renamed(_CUB + _LOWEST % b"cub::FpLimits", "5.2") == 0
 
 
-_NVCC = shutil.which("nvcc")
-
-
-@pytest.mark.skipif(_NVCC is None, reason="needs nvcc (HIP's NVIDIA platform)")
+@NEEDS_NVCC
 def test_helper_on_the_nvidia_platform(tmp_path: Path) -> None:
     """On HIP's NVIDIA platform hipCUB is CUB (hipcub's config.hpp: `using namespace cub`); the helper is
     CUB's FpLimits, or cuda::std::numeric_limits from CUB 3.0 (CUDA 13), which removed FpLimits."""
@@ -82,10 +79,7 @@ void run(__nv_bfloat16* b) { lowest<<<1, 32>>>(b); }
         assert hip in text
         text = text.replace(hip, cuda)
     assert "hipcub::hipify_py_FpLimits<T>::Lowest()" in text
-    (tmp_path / "nv.cu").write_text(text + _CHECK)
-    platform = ["-D__HIPCC__", "-D__HIP_PLATFORM_NVIDIA__"]
-    cmd = [_NVCC, "-std=c++17", *platform, "-arch=sm_80", "-o", "nv", "nv.cu"]
-    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    proc = nvidia_platform(tmp_path, text + _CHECK, "-o", "nv")
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = subprocess.run([str(tmp_path / "nv")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr

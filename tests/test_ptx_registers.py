@@ -4,12 +4,11 @@ which asm forms are read as one, and what the helpers compile to on HIP's NVIDIA
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from fixture_cases import FIXTURES
+from toolchains import NEEDS_NVCC, nvidia_platform
 
 from hipify_py.engine.options import Options
 from hipify_py.pipeline.translate import translate
@@ -36,19 +35,14 @@ def test_special_register_reads(text: bytes, assignment: bytes | None) -> None:
         assert found == [(0, len(text) - 1, assignment)]
 
 
-_NVCC = shutil.which("nvcc")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(_NVCC is None, reason="needs nvcc (HIP's NVIDIA platform)")
+@NEEDS_NVCC
 def test_helpers_read_the_register_on_the_nvidia_platform(tmp_path: Path) -> None:
     """On HIP's NVIDIA platform the helpers keep CUDA's PTX register reads (CUDA's runtime header stands
     in for hip_runtime.h, as in tests/test_cache_hints.py)."""
     source = (FIXTURES / "device" / "ptx_equivalents_special.cu").read_bytes()
     text = translate(source, Options(hip_version="7.2")).text.decode()
-    (tmp_path / "nv.cu").write_text(text.replace("<hip/hip_runtime.h>", "<cuda_runtime.h>"))
-    cmd = [_NVCC, "-std=c++17", "-D__HIPCC__", "-D__HIP_PLATFORM_NVIDIA__", "-arch=sm_80", "-ptx", "nv.cu"]
-    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    proc = nvidia_platform(tmp_path, text.replace("<hip/hip_runtime.h>", "<cuda_runtime.h>"), "-ptx")
     assert proc.returncode == 0, proc.stderr[-3000:]
     ptx = (tmp_path / "nv.ptx").read_text()
     registers = set(re.findall(r"%(laneid|smid|lanemask_\w+|clock64)\b", ptx))

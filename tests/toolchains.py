@@ -142,3 +142,16 @@ def run_translation(chain: Toolchain, program: bytes, folder: Path, name: str) -
     ran = build_and_run(chain, source, folder / name)
     assert ran.returncode == 0, ran.stderr[-2000:]
     return ran.stdout.split()
+
+
+NVCC = shutil.which("nvcc")
+NEEDS_NVCC = pytest.mark.skipif(NVCC is None, reason="needs nvcc (HIP's NVIDIA platform)")
+
+
+def nvidia_platform(folder: Path, text: str, *output: str) -> subprocess.CompletedProcess[str]:
+    """Compile `text` as hipcc does on HIP's NVIDIA platform (nvcc, __HIP_PLATFORM_NVIDIA__, sm_80) in
+    `folder` as nv.cu; `output`: nvcc's output options (`-ptx`, or `-o`, `nv`)."""
+    assert NVCC is not None
+    (folder / "nv.cu").write_text(text)
+    platform = ["-std=c++17", "-D__HIPCC__", "-D__HIP_PLATFORM_NVIDIA__", "-arch=sm_80"]
+    return subprocess.run([NVCC, *platform, *output, "nv.cu"], cwd=folder, capture_output=True, text=True)
