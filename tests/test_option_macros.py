@@ -249,6 +249,64 @@ def test_makefile_options_off_by_default() -> None:
     }
 
 
+CMAKE = """option(WITH_CUDA "CUDA backend" OFF)
+option(WITH_CUDNN "cuDNN backend" OFF)  # off by default
+option(WITH_MKL "MKL" ON)
+option(CUDA_DYNAMIC_LOADING "a CUDA option, not the CUDA switch")
+if(WITH_CUDA)
+  add_definitions(-DCT2_WITH_CUDA -DUSE_GPU)
+  if(WITH_CUDNN)
+    add_definitions(-DCT2_WITH_CUDNN)
+  endif()
+  if(CUDA_DYNAMIC_LOADING)
+    add_definitions(-DCT2_WITH_CUDA_DYNAMIC_LOADING)
+  else()
+    add_definitions(-DSTATIC_CUDA)
+  endif()
+endif()
+if(WITH_MKL)
+  add_compile_definitions(CT2_WITH_MKL)
+endif()
+if(WITH_CUDNN OR WIN32)
+  add_definitions(-DEITHER)
+endif()
+if(UNDECLARED)
+  add_definitions(-DFROM_ELSEWHERE)
+endif()
+"""
+
+
+def test_cmake_options_off_by_default() -> None:
+    """CTranslate2: `option(WITH_CUDNN ... OFF)` and `if(WITH_CUDNN) add_definitions(-DCT2_WITH_CUDNN)`.
+    The CUDA build's own switch is on in the build translated; a condition the file does not declare
+    as an option (or an OR) counts as taken."""
+    assert build_defines(CMAKE, "CMakeLists.txt") == {
+        "CT2_WITH_CUDA": "",
+        "USE_GPU": "",
+        "CT2_WITH_CUDNN": "-DWITH_CUDNN=ON",
+        "CT2_WITH_CUDA_DYNAMIC_LOADING": "-DCUDA_DYNAMIC_LOADING=ON",
+        "STATIC_CUDA": "",
+        "CT2_WITH_MKL": "",
+        "EITHER": "",
+        "FROM_ELSEWHERE": "",
+    }
+
+
+@pytest.mark.parametrize(
+    ("macro", "severity"),
+    [("CT2_WITH_CUDNN", "warning"), ("CT2_WITH_CUDA", "error"), ("CT2_WITH_CUDA_DYNAMIC_LOADING", "warning")],
+)
+def test_a_library_switch_the_build_leaves_off(macro: str, severity: str) -> None:
+    """A name that reads as a CUDA switch (`*_WITH_CUDNN`) is off where the build file says which option
+    turns it on: CTranslate2's `#include <cudnn.h>` is not compiled by its default CUDA build."""
+    (finding,) = [d for d in translate(KERNEL).diagnostics if d.rule == "HIP204"]
+    finding = finding._replace(requires=(macro,))
+    settled = settle([finding], build_defines(CMAKE, "CMakeLists.txt"))[0]
+    assert str(settled.severity) == severity
+    if severity == "warning":
+        assert "only when asked: `-DWITH_CUDNN=ON`" in settled.message or "DYNAMIC" in settled.message
+
+
 def test_translate_marks_and_settle_decides() -> None:
     result = translate(KERNEL)
     (finding,) = [d for d in result.diagnostics if d.rule == "HIP204"]

@@ -47,12 +47,71 @@ def build_defines(text: str, name: str = "") -> dict[str, str]:
     *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
     if name in MAKEFILE_NAMES or name.endswith((".mk", ".make")):
         return makefile_defines(text)
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return cmake_defines(text)
     found = set(_DASH_D.findall(text))
     for m in _CMAKE_DEFINITIONS.finditer(text):
         found.update(_WORD.findall(m.group(0)))
     for m in _TEMPLATE_DEFINE.finditer(text):
         found.add(m.group(1) or m.group(2))
     return dict.fromkeys(found, "")
+
+
+# the CUDA build's own switch (WITH_CUDA, Kokkos_ENABLE_CUDA, `ifeq ($(USE_CUDA),1)`), not CUDA_ARCH
+_CUDA_OPTION = lazy(r"\b\w*CUDA\b", re.IGNORECASE)
+_CMAKE_COMMENT = lazy(r"#(?!\[)[^\n]*")
+_CMAKE_OPTION = lazy(r"\boption\s*\(\s*(\w+)\s+\"[^\"]*\"\s*(\w+)?\s*\)", re.IGNORECASE)
+_CMAKE_STEP = lazy(
+    r"\b(?P<kw>if|elseif|else|endif)\s*\((?P<cond>(?:[^()]|\([^()]*\))*)\)"
+    r"|(?<![\w-])[-/]D[ \t]*(?P<dash>[A-Za-z_]\w*)"
+    r"|(?P<defs>\b(?:add_compile_definitions|target_compile_definitions|COMPILE_DEFINITIONS)\b[^)]*)"
+    r"|(?P<tmpl>#[ \t]*(?:cmakedefine01|cmakedefine)[ \t]+\w+)",
+    re.IGNORECASE,
+)
+
+
+def cmake_defines(text: str) -> dict[str, str]:
+    """build_defines for CMake: a definition inside `if(NAME)` where the same file declares
+    `option(NAME "..." OFF)` carries `-DNAME=ON`, a build option off by default (CTranslate2's
+    `if(WITH_CUDNN) add_definitions(-DCT2_WITH_CUDNN)`). An option of the CUDA build itself (WITH_CUDA)
+    is on in the build being translated; any other condition counts as taken."""
+    templates = {m.group(1) or m.group(2) for m in _TEMPLATE_DEFINE.finditer(text)}
+    text = _CMAKE_COMMENT.sub("", text)
+    off = {
+        m.group(1)
+        for m in _CMAKE_OPTION.finditer(text)
+        if (m.group(2) or "OFF").upper() in ("OFF", "FALSE", "NO", "0")
+        and _CUDA_OPTION.search(m.group(1)) is None
+    }
+    stack: list[str] = []  # per open if(): the option it waits for, or ""
+    out: dict[str, str] = dict.fromkeys(templates, "")
+    for m in _CMAKE_STEP.finditer(text):
+        kw = (m.group("kw") or "").lower()
+        if kw == "if":
+            stack.append(_cmake_option_condition(m.group("cond"), off))
+        elif kw in ("elseif", "else") and stack:
+            stack[-1] = ""
+        elif kw == "endif" and stack:
+            stack.pop()
+        elif not kw:
+            names = [m.group("dash")] if m.group("dash") else []
+            if m.group("defs"):
+                names = _DASH_D.findall(m.group("defs")) + _WORD.findall(_DASH_D.sub("", m.group("defs")))[1:]
+            why = next((f"-D{o}=ON" for o in stack if o), "")
+            for name in names:
+                if out.get(name) != "":
+                    out[name] = why if name not in out or why == "" else out[name]
+    return out
+
+
+def _cmake_option_condition(cond: str, off: set[str]) -> str:
+    """The option an `if(...)` needs on: `NAME`, `${NAME}` or `NAME AND ...` with NAME an option the
+    file declares off by default; "" for anything else."""
+    words = cond.replace("${", " ").replace("}", " ").split()
+    parts = [w for w in words if w.upper() != "AND"]
+    if len(words) > 1 and any(w.upper() in ("OR", "NOT") for w in words):
+        return ""
+    return next((w for w in parts if w in off), "")
 
 
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
@@ -254,7 +313,12 @@ _CUDA_SWITCH = lazy(
 
 
 def _present(name: str, defined: Mapping[str, str]) -> bool:
-    return defined.get(name) == "" or _CUDA_SWITCH.fullmatch(name) is not None
+    """Defined by the default build; a CUDA switch also when the build names no other option for it
+    (`-DWITH_CUDNN=ON` says the CUDA build leaves CT2_WITH_CUDNN off)."""
+    why = defined.get(name)
+    if why == "":
+        return True
+    return _CUDA_SWITCH.fullmatch(name) is not None and (why is None or _CUDA_OPTION.search(why) is not None)
 
 
 def _why(name: str, defined: Mapping[str, str]) -> str:
