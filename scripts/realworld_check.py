@@ -87,6 +87,9 @@ def default_translator(source: bytes, options: Options) -> bytes:
 
 # -- literals: comments and string literals must come out unchanged ----------------------------
 _INCLUDE_BEFORE = re.compile(rb"#[ \t]*include[ \t]*\Z")
+# a header named by a macro that a computed include expands (rules/include_macros.py)
+_DEFINE_BEFORE = re.compile(rb"#[ \t]*define[ \t]+\w+[ \t]+\Z")
+_HEADER_STRING = re.compile(rb'"[^"\n]+\.(?:h|hpp|hxx|cuh|inl)"\Z')
 
 
 def literal_tokens(text: bytes) -> list[bytes]:
@@ -95,6 +98,8 @@ def literal_tokens(text: bytes) -> list[bytes]:
     for start, end in lexer.skipped_spans(text):
         line_start = text.rfind(b"\n", 0, start) + 1
         if _INCLUDE_BEFORE.search(text, line_start, start) and text[start : start + 1] == b'"':
+            continue
+        if _DEFINE_BEFORE.search(text, line_start, start) and _HEADER_STRING.match(text[start:end]):
             continue
         tokens.append(text[start:end])
     return tokens
@@ -116,6 +121,7 @@ _HUNK_TOKEN = re.compile(
     re.DOTALL,
 )
 _INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]')
+_HEADER_DEFINE = re.compile(rb'^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[<"]([^>"\n]+)[>"]')
 # nvcc's launch brackets may be split by blanks, comments and continuations (`k << < g, b >> > (x)`)
 _GAP = rb"(?:[ \t\r\n\f\v]|\\\r?\n|/\*.*?\*/|//[^\n]*)*"
 _SPLIT_BRACKETS = re.compile(rb"<" + _GAP + rb"<" + _GAP + rb"<|>" + _GAP + rb">" + _GAP + rb">", re.DOTALL)
@@ -306,6 +312,9 @@ def _normal_tokens(lines: list[bytes], canon: Canon, drop: frozenset[bytes], bla
             line = line[include.end() :].lstrip(b" \t")
             if not line.strip():
                 continue
+        define = _HEADER_DEFINE.match(line)
+        if define and canon.known_header(define.group(1).strip()):
+            line = line[: define.start(1) - 1] + line[define.end() :]  # the header a computed include names
         dropped = False
         for tok in _HUNK_TOKEN.findall(line):
             if tok in drop or (not blanks and (tok.isspace() or tok.startswith(b"\\"))):

@@ -54,6 +54,7 @@ def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, compiled: 
 # dropped `__grid_constant__`): translated for each target and compiled by that release's hipcc.
 EVERY_RELEASE = (
     "cxx/template_keyword.cu",
+    "includes/computed_include.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from hipify_py.analysis.context import Context
 from hipify_py.data.installed import is_missing
-from hipify_py.data.renames import renames_for
+from hipify_py.data.renames import Rename, renames_for
 from hipify_py.data.schema import Header
 from hipify_py.data.vendor_libs import load_facts, probed_for
 from hipify_py.data.versions import compare_versions
@@ -71,10 +72,7 @@ def rewrite_includes(ctx: Context) -> RuleResult:
         if include is None or ctx.is_protected(m.start()):
             continue
         block = include.parent.start_byte if include.parent is not None else 0
-        header = ctx.tables.headers.get(path.strip()) or _under_folder(ctx, path.strip())
-        rename = for_target.get(path.strip())
-        if header is not None and rename is not None:  # the target's own counterpart (version-renames.yaml)
-            header = header._replace(hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
+        header = header_for(ctx, path.strip(), for_target)
         if header is None:
             if group == 1 and _libcudacxx(path.strip()):
                 message = f"<{path.decode()}> has no HIP counterpart: HIP has no libcu++ (cuda::std::...)"
@@ -106,6 +104,16 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             _not_packaged(ctx, header, target, path_start, path_end, result)  # once: a duplicate is dropped
         result.counts["includes"] += 1
     return result
+
+
+def header_for(ctx: Context, path: bytes, for_target: Mapping[bytes, Rename]) -> Header | None:
+    """The headers.yaml row for an included path, with the target's own counterpart where
+    version-renames.yaml has one."""
+    header = ctx.tables.headers.get(path) or _under_folder(ctx, path)
+    rename = for_target.get(path)
+    if header is not None and rename is not None:
+        header = header._replace(hip=rename.hip, legacy=None, roc=None, hip_added="", note="")
+    return header
 
 
 def _under_folder(ctx: Context, path: bytes) -> Header | None:
