@@ -55,6 +55,7 @@ def test_example_compiles_with_hipcc(example: Path, chain: Toolchain, compiled: 
 EVERY_RELEASE = (
     "cxx/template_keyword.cu",
     "includes/computed_include.cu",
+    "identifiers/symbol_table.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",

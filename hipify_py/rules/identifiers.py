@@ -21,6 +21,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
+from hipify_py.rules.symbol_tables import table_entry, table_finding
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -94,6 +95,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     alias_names = _alias_names(ctx, matches)
     for_target = renames_for(ctx.target).names if ctx.target else {}
     project = _project_aliases(ctx)
+    table_reported = False
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -116,6 +118,11 @@ def rename_identifiers(ctx: Context) -> RuleResult:
             if ns_target != token and _is_namespace_use(ctx.source, start, end) and not _nested(ctx, start):
                 result.edits.append(Edit(start, end, ns_target))
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
+            continue
+        if entry.kind == "function" and (macro := table_entry(ctx, start, end)) is not None:
+            if not table_reported:
+                result.diagnostics.append(table_finding(ctx, start, end, macro))
+                table_reported = True
             continue
         rename = for_target.get(token)
         if token in project and _project_rename(ctx, entry, rename, start, end, project[token], result):

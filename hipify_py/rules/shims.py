@@ -44,6 +44,7 @@ from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.fp_limits import HELPER as FP_LIMITS
 from hipify_py.rules.fp_limits import fp_limits_uses
 from hipify_py.rules.registry import declare
+from hipify_py.rules.symbol_tables import table_entry
 from hipify_py.util.lazyre import compiled, lazy
 
 # Findings at a use that the inserted shim settles: "no HIP counterpart", "newer than the target" and
@@ -89,6 +90,7 @@ def insert_shims(ctx: Context) -> RuleResult:
             elif (
                 where in REWRITABLE
                 and not ctx.is_protected(m.start())
+                and table_entry(ctx, m.start(1), m.end(1)) is None  # kept as CUDA's (rules/symbol_tables.py)
                 and (device is None or not shims[name].device or device.contains(m.start()))
                 and (not shims[name].host or _host_use(ctx, m.start(), device))
             ):
