@@ -183,8 +183,9 @@ def _kept(ctx: Context, entry: Entry | None) -> bool:
 
     if entry is None:
         return True
+    mappings = ctx.tables.mappings
     findings = _version_findings(
-        entry, ctx.options, ctx.tables.mappings.absent_in, ctx.tables.mappings.present_in
+        entry, ctx.options, mappings.absent_in, mappings.present_in, mappings.removed_in
     )
     return any(rule_id == "HIP103" for rule_id, _ in findings)
 

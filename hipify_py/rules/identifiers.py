@@ -21,7 +21,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
-from hipify_py.rules.symbol_tables import table_entry, table_finding
+from hipify_py.rules.symbol_tables import kept_table_entry
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -40,13 +40,12 @@ _ROC_FAMILIES = frozenset({"cublas", "curand", "cusolver", "cusparse", "cudnn"})
 
 
 def _version_findings(
-    entry: Entry, options: Options, absent_in: Mapping[str, str], present_in: Mapping[str, str] | None = None
-) -> list[tuple[str, str]]:
-    """(rule id, message) pairs about versions for a supported entry.
-
-    `absent_in` (name -> version whose real headers lack it, mappings/hip-headers-*.yaml) catches
-    names the reference tables date too early.
-    """
+    entry: Entry, options: Options, absent_in: Mapping[str, str], present_in: Mapping[str, str] | None = None,
+    removed_in: Mapping[str, str] | None = None,
+) -> list[tuple[str, str]]:  # fmt: skip
+    """(rule id, message) pairs about versions for a supported entry. `absent_in` and `removed_in`
+    (mappings/hip-headers-*.yaml) catch names the tables date too early or do not know were removed
+    (ROCm 7.2 dropped HIP_MEMSET_NODE_PARAMS)."""
     found: list[tuple[str, str]] = []
     target = options.hip_version
     added = entry.roc_added if options.roc and entry.roc else entry.hip_added
@@ -65,6 +64,10 @@ def _version_findings(
         dated = f"the tables say {added}" if added else "the tables give no version"
         where = f"not in the HIP {checked} headers ({dated}; target {target})"
         found.append(("HIP103", f"{entry.cuda} -> {name} is {where}; {verb}"))
+    gone = (removed_in or {}).get(name or "", "")
+    if target and gone and compare_versions(target, gone) >= 0 and not found:
+        gone_text = f"{entry.cuda} -> {name} is not in the HIP {gone} headers (removed; target {target})"
+        found.append(("HIP103", f"{gone_text}; {verb}"))
     removed = entry.roc_removed if options.roc and entry.roc else entry.hip_removed
     deprecated = entry.roc_deprecated if options.roc and entry.roc else entry.hip_deprecated
     if removed and (not target or compare_versions(removed, target) <= 0):
@@ -95,7 +98,6 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     alias_names = _alias_names(ctx, matches)
     for_target = renames_for(ctx.target).names if ctx.target else {}
     project = _project_aliases(ctx)
-    table_reported = False
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -119,10 +121,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
                 result.edits.append(Edit(start, end, ns_target))
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
             continue
-        if entry.kind == "function" and (macro := table_entry(ctx, start, end)) is not None:
-            if not table_reported:
-                result.diagnostics.append(table_finding(ctx, start, end, macro))
-                table_reported = True
+        if entry.kind == "function" and kept_table_entry(ctx, start, end, result):
             continue
         rename = for_target.get(token)
         if token in project and _project_rename(ctx, entry, rename, start, end, project[token], result):
@@ -462,9 +461,8 @@ def _rewrite_entry(ctx: Context, entry: Entry, start: int, end: int, result: Rul
         result.counts["unsupported"] += 1
         return
     new, fell_back = replacement(entry, options)
-    findings = _version_findings(
-        entry, options, ctx.tables.mappings.absent_in, ctx.tables.mappings.present_in
-    )
+    mappings = ctx.tables.mappings
+    findings = _version_findings(entry, options, mappings.absent_in, mappings.present_in, mappings.removed_in)
     for rule_id, message in findings:
         result.diagnostics.append(ctx.diag(rule_id, start, end, message))
     if fell_back:

@@ -13,7 +13,8 @@ types are translated as anywhere else. The loader still opens CUDA's library: a 
 from __future__ import annotations
 
 from hipify_py.analysis.context import Context
-from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
+from hipify_py.engine.diagnostics import Rule, Severity
+from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
@@ -39,14 +40,21 @@ def table_entry(ctx: Context, start: int, end: int) -> bytes | None:
     return call.group(1)
 
 
-def table_finding(ctx: Context, start: int, end: int, macro: bytes) -> Diagnostic:
-    name = ctx.source[start:end].decode()
-    message = (
-        f"`{name}` is an entry of the symbol table `{macro.decode()}(...)` (outside any function): CUDA's "
-        "names are kept so the members it declares match their uses; the symbols are looked up in CUDA's "
-        "library"
-    )
-    return ctx.diag("HIP231", start, end, message)
+def kept_table_entry(ctx: Context, start: int, end: int, result: RuleResult) -> bool:
+    """True when the name at [start, end) is a table entry, which keeps its name; the first one of the
+    file gets the finding."""
+    macro = table_entry(ctx, start, end)
+    if macro is None:
+        return False
+    if not any(d.rule == "HIP231" for d in result.diagnostics):
+        name = ctx.source[start:end].decode()
+        message = (
+            f"`{name}` is an entry of the symbol table `{macro.decode()}(...)` (outside any function): "
+            "CUDA's names are kept so the members it declares match their uses; the symbols are looked up "
+            "in CUDA's library"
+        )
+        result.diagnostics.append(ctx.diag("HIP231", start, end, message))
+    return True
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
