@@ -118,6 +118,7 @@ COMPILED_TOPICS = (
 )
 # Outputs that are not meant to compile, and why (everything else in COMPILED_TOPICS must).
 NOT_COMPILABLE = {
+    "renames/hip72/removed_memset_params.hip": "ROCm 7.2 removed HIP_MEMSET_NODE_PARAMS (its finding)",
     "macros/pasted_prefix_blas.hip": "hipBLAS is not in Debian's HIP 5.2 (compiles with ROCm 6.4 and 7.2)",
     "mixed/off_on.hip": "hipify-py: off keeps CUDA code on purpose",
     "mixed/platform_branches.hip": "the protected HIP branch holds deliberate CUDA lookalikes",
