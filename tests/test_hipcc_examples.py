@@ -56,6 +56,7 @@ EVERY_RELEASE = (
     "cxx/template_keyword.cu",
     "includes/computed_include.cu",
     "identifiers/symbol_table.cu",
+    "identifiers/member_macro.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",

@@ -29,6 +29,9 @@ class Options(NamedTuple):
     # names this file's headers declare as CUdeviceptr, which the file uses (run/helper_defs.py;
     # analysis/deviceptr_names.py): arithmetic on them is integer arithmetic in CUDA
     deviceptr_names: tuple[str, ...] = ()
+    # (macro, parameter indexes) the file's headers define to paste an argument after `->`/`.`
+    # (run/helper_defs.py; analysis/member_macros.py): a CUDA name opening that argument is a member
+    member_macros: tuple[tuple[str, tuple[int, ...]], ...] = ()
     # name of the file, used only for messages and file-kind decisions (never opened by translate)
     filename: str = "<stdin>"
 

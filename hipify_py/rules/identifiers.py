@@ -21,7 +21,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node, has_ancestor
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
-from hipify_py.rules.symbol_tables import kept_table_entry
+from hipify_py.rules.symbol_tables import kept_table_entry, member_arguments
 from hipify_py.util.lazyre import lazy
 
 # why module-level: compiled from the shipped programs (util/lazyre.py), not by each worker
@@ -98,6 +98,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
     alias_names = _alias_names(ctx, matches)
     for_target = renames_for(ctx.target).names if ctx.target else {}
     project = _project_aliases(ctx)
+    members = member_arguments(ctx)
     for m in matches:
         token = m.group()
         entry = names.get(token)
@@ -121,7 +122,7 @@ def rename_identifiers(ctx: Context) -> RuleResult:
                 result.edits.append(Edit(start, end, ns_target))
                 result.counts[f"identifiers.{_family_of_namespace(ctx, token)}"] += 1
             continue
-        if entry.kind == "function" and kept_table_entry(ctx, start, end, result):
+        if entry.kind == "function" and (start in members or kept_table_entry(ctx, start, end, result)):
             continue
         rename = for_target.get(token)
         if token in project and _project_rename(ctx, entry, rename, start, end, project[token], result):

@@ -44,7 +44,7 @@ from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.fp_limits import HELPER as FP_LIMITS
 from hipify_py.rules.fp_limits import fp_limits_uses
 from hipify_py.rules.registry import declare
-from hipify_py.rules.symbol_tables import table_entry
+from hipify_py.rules.symbol_tables import member_arguments, table_entry
 from hipify_py.util.lazyre import compiled, lazy
 
 # Findings at a use that the inserted shim settles: "no HIP counterpart", "newer than the target" and
@@ -78,6 +78,7 @@ def insert_shims(ctx: Context) -> RuleResult:
         dead = compiled_dead(ctx)
         spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
         device = DeviceSpans(ctx) if spans_needed else None
+        members = member_arguments(ctx)
         for m in pattern.finditer(ctx.source):
             where = ctx.classify(m.start(), m.end())
             if where in (Where.COMMENT, Where.STRING):
@@ -91,6 +92,7 @@ def insert_shims(ctx: Context) -> RuleResult:
                 where in REWRITABLE
                 and not ctx.is_protected(m.start())
                 and table_entry(ctx, m.start(1), m.end(1)) is None  # kept as CUDA's (rules/symbol_tables.py)
+                and m.start(1) not in members
                 and (device is None or not shims[name].device or device.contains(m.start()))
                 and (not shims[name].host or _host_use(ctx, m.start(), device))
             ):

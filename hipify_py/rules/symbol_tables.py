@@ -8,11 +8,14 @@ The uses are member accesses (`syms->cuGetErrorName(...)`), which a translation 
 renamed entry (`hipDrvGetErrorName`) leaves every use without its member, and a helper written for an
 adapted name (`cuFuncSetAttribute`) lands in the struct. The entries keep CUDA's names; their parameter
 types are translated as anywhere else. The loader still opens CUDA's library: a warning says so.
+Calls through a macro that pastes its argument after `->` (`IREE_CURESULT_TO_STATUS(syms, cuX(...))`,
+analysis/member_macros.py) name the member too, and keep it.
 """
 
 from __future__ import annotations
 
 from hipify_py.analysis.context import Context
+from hipify_py.analysis.member_macros import member_starts, pasted
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
@@ -38,6 +41,16 @@ def table_entry(ctx: Context, start: int, end: int) -> bytes | None:
             return None
         node = node.parent
     return call.group(1)
+
+
+def member_arguments(ctx: Context) -> frozenset[int]:
+    """Offsets of the names that open an argument a macro pastes after `->`/`.` (`IREE_CURESULT_TO_STATUS(
+    syms, cuCtxCreate(...))` is `syms->cuCtxCreate(...)`): the table's members, which keep their names.
+    The macros: the file's own and those its headers define (Options.member_macros)."""
+    macros = {name.encode(): ix for name, ix in ctx.options.member_macros}
+    if ctx.define_lines:
+        macros.update(pasted(ctx.source))
+    return member_starts(ctx.source, macros) if macros else frozenset()
 
 
 def kept_table_entry(ctx: Context, start: int, end: int, result: RuleResult) -> bool:
@@ -72,8 +85,9 @@ DECLARED = declare(
             "any function (`PFN_DECL(cuGetErrorName, CUresult, const char**)`), which each includer "
             "expands into struct members or symbol look-ups by the stringified name. The uses are member "
             "accesses, which are never renamed, so the entries keep CUDA's names and no helper is written "
-            "for them; reported once per file.",
+            "for them; so does a name opening an argument that a call macro pastes after `->` "
+            "(`CALL(syms, cuCtxCreate(...))` as `syms->cuCtxCreate(...)`). Reported once per file.",
         ),
     ),
-    fixtures=("identifiers/symbol_table",),
+    fixtures=("identifiers/symbol_table", "identifiers/member_macro"),
 )

@@ -143,9 +143,9 @@ def _helpers_changed(found: Found, helpers: tuple, settings: RunSettings) -> boo
     file): do they still define what they did? (The key is the file's own content; a header that changed
     makes this a miss.)"""
     from hipify_py.pipeline.translate import default_tables
-    from hipify_py.run.helper_defs import defined_elsewhere, deviceptr_names, project_aliases
+    from hipify_py.run.helper_defs import defined_elsewhere, deviceptr_names, member_macros, project_aliases
 
-    written, elsewhere, aliases, pointers = (*helpers, (), ())[:4]
+    written, elsewhere, aliases, pointers, members = (*helpers, (), (), ())[:5]
     try:
         source = read_source(found.path)
     except InputError:
@@ -156,7 +156,9 @@ def _helpers_changed(found: Found, helpers: tuple, settings: RunSettings) -> boo
         return True
     if aliases and project_aliases(path, source, root, tables) != aliases[0]:
         return True
-    return bool(pointers) and deviceptr_names(path, source, root) != pointers[0]
+    if pointers and deviceptr_names(path, source, root) != pointers[0]:
+        return True
+    return bool(members) and member_macros(path, source, root) != members[0]
 
 
 def _cached_texts(found: Found, result: Result, cache: ResultCache) -> tuple[bytes, bytes] | None:

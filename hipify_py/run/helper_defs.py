@@ -35,6 +35,7 @@ _missing: set[str] = set()
 # the text itself, which _texts keeps: no file's own source is held here)
 _aliases_of: dict[bytes, dict[bytes, bytes]] = {}
 _pointers_of: dict[bytes, frozenset[bytes]] = {}
+_members_of: dict[bytes, tuple] = {}
 
 
 def written_helpers(source: bytes, text: bytes) -> tuple[str, ...]:
@@ -160,3 +161,20 @@ def deviceptr_names(path: str, source: bytes, root: str | tuple[str, ...]) -> tu
             _pointers_of[text] = declared(text)
         found |= _pointers_of[text]
     return tuple(sorted(name.decode() for name in used(source, frozenset(found)))) if found else ()
+
+
+def member_macros(
+    path: str, source: bytes, root: str | tuple[str, ...]
+) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The macros of `path`'s include closure that paste an argument after `->`/`.` and that `path` calls
+    (analysis/member_macros.py), with those arguments' indexes; the first header's definition counts."""
+    from hipify_py.analysis.member_macros import definitions, pasted_of
+
+    defs: list = []
+    for header in closure(path, source, root, wide=True):
+        text = _read(header) or b""
+        if text not in _members_of:
+            _members_of[text] = definitions(text)
+        defs.extend(_members_of[text])
+    found = pasted_of([*defs, *definitions(source)]) if defs else {}
+    return tuple(sorted((name.decode(), tuple(sorted(ix))) for name, ix in found.items() if name in source))

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hipify_py.analysis.member_macros import may_use as may_use_member_macros
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.options import with_filename
 from hipify_py.run.discover import Found
@@ -119,8 +120,15 @@ def _convert(
         pointers = (deviceptr_names(str(found.path), source, header_roots(found, settings)),)
         if pointers[0]:
             again["deviceptr_names"] = pointers[0]
-    if aliases or pointers:
-        helpers = (*(helpers or ((), ())), aliases, pointers)
+    members: tuple = ()
+    if may_use_member_macros(source):  # a header may define the macro as a member access (IREE's calls)
+        from hipify_py.run.helper_defs import member_macros
+
+        members = (member_macros(str(found.path), source, header_roots(found, settings)),)
+        if members[0]:
+            again["member_macros"] = members[0]
+    if aliases or pointers or members:
+        helpers = (*(helpers or ((), ())), aliases, pointers, members)
     if again:
         result = translate(source, options._replace(**again), tables, renamed)
     text = result.text
