@@ -20,7 +20,6 @@ _DEFINE = lazy(
     rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE
 )
 _NAME = lazy(rb"[A-Za-z_]\w*")
-_SPACE = b" \t\r\n\\"
 # A call whose argument could be such a name: an upper-case macro called with a plain first argument (the
 # table) and an API call (cu*, cuda*, ...) next; only files with one read their headers for the macros.
 # why not any argument: `CUDA_CHECK(cudaMalloc(...))` is in most files, and a cache hit re-reads the
@@ -101,45 +100,12 @@ def may_use(source: bytes) -> bool:
 
 def member_starts(source: bytes, macros: Mapping[bytes, Iterable[int]]) -> frozenset[int]:
     """Offsets of the names that open a pasted argument of a call of one of `macros` in `source`."""
+    from hipify_py.analysis.callargs import from_text  # why here: process.py imports this module early
+
     starts: set[int] = set()
     for name, indexes in macros.items():
-        wanted = frozenset(indexes)
-        for m in re.finditer(rb"(?<![\w#])" + re.escape(name) + rb"[ \t]*\(", source):
-            starts.update(_argument_starts(source, m.end(), wanted))
+        for m in re.finditer(rb"(?<![\w#])" + re.escape(name) + rb"(?=[ \t]*\()", source):
+            call = from_text(source, m.span())
+            if call is not None:
+                starts.update(call.args[i][0] for i in indexes if i < len(call.args))
     return frozenset(starts)
-
-
-def _argument_starts(source: bytes, at: int, wanted: frozenset[int]) -> Iterable[int]:
-    """The offsets where the arguments numbered `wanted` start (past blanks and line continuations), for
-    the call whose `(` ends at `at`; strings and nested brackets are skipped."""
-    index, depth, i, n = 0, 0, at, len(source)
-    opening = True
-    while i < n:
-        c = source[i]
-        if opening and c not in _SPACE:
-            opening = False
-            if index in wanted:
-                yield i
-        if c in b"([{":
-            depth += 1
-        elif c in b")]}":
-            if depth == 0:
-                return
-            depth -= 1
-        elif c == 44 and depth == 0:  # ','
-            index += 1
-            opening = True
-        elif c in b"\"'":
-            i = _literal_end(source, i)
-            continue
-        elif c == 59 and depth == 0:  # ';': not a call after all
-            return
-        i += 1
-
-
-def _literal_end(source: bytes, i: int) -> int:
-    quote = source[i]
-    i += 1
-    while i < len(source) and source[i] != quote:
-        i += 2 if source[i] == 92 else 1
-    return i + 1
