@@ -2,9 +2,10 @@
 
 - `register` storage class: an error in C++17 with clang (nvcc only warns): dropped, in code and macro
   bodies (never in comments or strings).
-- user definitions of device functions HIP already defines with the same parameter types
-  (`__device__ double atomicAdd(double*, double)` kept for pre-Pascal GPUs, `__device__ float
-  atomicMax(float*, float)`): a redefinition with HIP's headers. Compared against
+- user definitions, in the global namespace, of device functions HIP already defines there with the same
+  parameter types (`__device__ double atomicAdd(double*, double)` kept for pre-Pascal GPUs, `__device__
+  float atomicMax(float*, float)`, a `__hmax_nan(__half, __half)` fallback for pre-sm_80): a redefinition
+  with HIP's headers. Compared against
   mappings/hip-device-functions-<HIP version>.yaml (scripts/probe_device_functions.py reads the
   installed headers); the definition is guarded out on AMD (HIP210) or, where a guard cannot be
   placed, reported (HIP123). CUDA's template overloads and default arguments are in rules/calls.py.
@@ -125,11 +126,8 @@ def guard_device_redefinitions(ctx: Context) -> RuleResult:
     table = hip_device_functions(ctx.options.hip_version)
     if not table:
         return result
-    for name_node, definition in _device_definitions(ctx, table):
+    for name_node, definition, params in _redefinitions(ctx, table):
         name = ctx.source[name_node.start_byte : name_node.end_byte]
-        params = _parameter_types(ctx.source, definition)
-        if params is None or tuple(params) not in table[name]:
-            continue
         signature = f"{name.decode()}({', '.join(params)})"
         start, end = _whole_lines(ctx.source, definition)
         if start is None or end is None:
@@ -158,6 +156,27 @@ def guard_device_redefinitions(ctx: Context) -> RuleResult:
     return result
 
 
+def redefined_names(ctx: Context) -> frozenset[int]:
+    """Offsets of the names of the file's definitions of functions HIP defines (HIP210, HIP123): on AMD
+    they are not the file's own (rules/shims.py writes a helper for another overload all the same)."""
+    if b"__device__" not in ctx.source:
+        return frozenset()
+    table = hip_device_functions(ctx.options.hip_version)
+    return frozenset(node.start_byte for node, _, _ in _redefinitions(ctx, table)) if table else frozenset()
+
+
+def _redefinitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[tuple[Node, Node, list[str]]]:
+    found = []
+    for name_node, definition in _device_definitions(ctx, table):
+        params = _parameter_types(ctx.source, definition)
+        if (
+            params is not None
+            and tuple(params) in table[ctx.source[name_node.start_byte : name_node.end_byte]]
+        ):
+            found.append((name_node, definition, params))
+    return found
+
+
 _CALLED = lazy(rb"(?<![\w$])([A-Za-z_]\w*)\s*\(")  # a name before `(`: a call, a declaration
 
 
@@ -182,10 +201,19 @@ def _device_definitions(ctx: Context, table: Mapping[bytes, frozenset]) -> list[
         if definition.parent is not None and definition.parent.type == "template_declaration":
             continue
         head = ctx.source[definition.start_byte : declarator.start_byte]
-        if b"__device__" not in head or _under_hip_guard(ctx, definition):
+        if b"__device__" not in head or not _global(definition) or _under_hip_guard(ctx, definition):
             continue
         found.append((node, definition))
     return found
+
+
+_SCOPES = frozenset({"namespace_definition", "field_declaration_list", "compound_statement"})
+
+
+def _global(definition: Node) -> bool:
+    """Defined in the global namespace, where HIP's are: one in a namespace or a class is another
+    function (FlashInfer's `flashinfer::math::tanh(float)`)."""
+    return not any(parent.type in _SCOPES for parent in ancestors(definition))
 
 
 def _under_hip_guard(ctx: Context, node: Node) -> bool:

@@ -37,6 +37,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.parser import Node
 from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
+from hipify_py.rules.cxx import redefined_names
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
@@ -87,7 +88,8 @@ def insert_shims(ctx: Context) -> RuleResult:
                 continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): no use, no definition
             name = triggers[m.group(1)]
             if _declares(ctx, m.start(1), m.end(1)):
-                defined.add(name)
+                if m.start(1) not in redefined_names(ctx):  # guarded out on AMD (rules/cxx.py)
+                    defined.add(name)
             elif (
                 where in REWRITABLE
                 and not ctx.is_protected(m.start())
