@@ -71,6 +71,9 @@ class Header(NamedTuple):
     roc: str | None = None
     note: str = ""
     hip_added: str = ""  # first HIP release shipping the header, when headers.yaml says so
+    # a CUDA header this one includes whose declarations the HIP counterpart does not bring along
+    # (cublasLt.h includes cublas_api.h; hipblaslt.h only hipblas-common.h): added where they are used
+    brings: str = ""
 
 
 class Namespace(NamedTuple):

@@ -302,5 +302,6 @@ DECLARED = declare(
     fixtures=(
         "cxx/register",
         "detectors/device_redefinition*",
+        "cxx/hip72/half_redefinitions",
     ),
 )

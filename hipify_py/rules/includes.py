@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from hipify_py.analysis.context import Context
+from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.data.installed import is_missing
 from hipify_py.data.renames import Rename, renames_for
 from hipify_py.data.schema import Header
@@ -14,7 +14,7 @@ from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.options import Options
-from hipify_py.engine.source import line_matches
+from hipify_py.engine.source import line_matches, newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
@@ -102,8 +102,63 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             included.add(key)
             result.edits.append(Edit(path_start, path_end, target.encode()))
             _not_packaged(ctx, header, target, path_start, path_end, result)  # once: a duplicate is dropped
+            if header.brings:
+                _brought(ctx, header, target, paths, include.end_byte, result)
         result.counts["includes"] += 1
     return result
+
+
+def _brought(
+    ctx: Context, header: Header, target: str, paths: list[bytes], end: int, result: RuleResult
+) -> None:
+    """`#include <hipblas/hipblas.h>` after the include of cublasLt.h, which brings cublas_api.h along in
+    CUDA, where the file calls a cuBLAS function and includes no header of it: hipblaslt.h declares only
+    the common types (hipblas-common.h), not `hipblasStatusToString` or `hipblasCreate`."""
+    brought = ctx.tables.headers.get(header.brings.encode())
+    other = header_target(brought, ctx.options) if brought is not None else None
+    if brought is None or other is None or other == target:
+        return
+    if any(p == other.encode() or _target_of(ctx, p) == other for p in paths):
+        return
+    own, stem = _stem(target), _stem(other)
+    later = renames_for(ctx.target).names if ctx.target else {}
+    for name in sorted(ctx.identifiers):
+        entry = ctx.tables.names.get(name)
+        rename = later.get(name)
+        hip = ((rename.hip if rename is not None else entry.hip) or "").lower() if entry is not None else ""
+        if entry is None or entry.family != brought.family or not hip.startswith(stem) or hip.startswith(own):
+            continue
+        if entry.kind != "function":
+            continue  # the types and enumerators the two share are in the header both include
+        at = ctx.source.find(name)
+        if any(
+            ctx.classify(m.start(), m.end()) in REWRITABLE
+            for m in re.finditer(rb"\b" + name + rb"\b", ctx.source)
+        ):
+            nl = newline_of(ctx.source)
+            text = (
+                (nl if ctx.source[end - 1 : end] != b"\n" else b"")
+                + b"#include <"
+                + other.encode()
+                + b">"
+                + nl
+            )
+            result.edits.append(Edit(end, end, text))
+            message = (
+                f"`{name.decode()}` is declared by <{other}>, which <{header.cuda}> brings along as "
+                f"<{brought.cuda}> and <{target}> does not: included"
+            )
+            result.diagnostics.append(ctx.diag("HIP232", at, at + len(name), message))
+            return
+
+
+def _stem(path: str) -> str:
+    return path.rpartition("/")[2].removesuffix(".h").lower()
+
+
+def _target_of(ctx: Context, path: bytes) -> str | None:
+    row = ctx.tables.headers.get(path)
+    return header_target(row, ctx.options) if row is not None else None
 
 
 def header_for(ctx: Context, path: bytes, for_target: Mapping[bytes, Rename]) -> Header | None:
@@ -238,6 +293,18 @@ DECLARED = declare(
             "/opt/rocm, /usr) has no such header, so the build fails at this include. Checked once per run "
             "for every library header the tables can write (and rocThrust's thrust/); not reported when no "
             "HIP is installed or in code hipcc never compiles.",
+        ),
+        Rule(
+            "HIP232",
+            "brought-header",
+            Severity.INFO,
+            "A library header the CUDA one brings along is included",
+            "Nothing to do; to keep the file as it was, include the header yourself.",
+            "Some CUDA headers include another library header whose HIP counterpart the HIP header does not "
+            "include (cublasLt.h includes cublas_api.h; hipblaslt.h only hipblas-common.h), so a file that "
+            "includes the one and calls the other's API (`cublasGetStatusString`, `cublasCreate`) would "
+            "compile with nvcc and not with hipcc. The HIP header of the brought one (headers.yaml `brings`) "
+            "is included after it where the file uses one of its names and includes none of its headers.",
         ),
         Rule(
             "HIP140",
