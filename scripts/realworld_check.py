@@ -234,6 +234,7 @@ class Canon:
                 if _HUNK_TOKEN.fullmatch(name):
                     names[name] = canonical
         names[b"make_uint3"] = (b"dim3",)  # where a dim3 is wanted (rules/dim3_construct.py)
+        names[b"uint3"] = (b"dim3",)  # `uint3{x, y, z}` returned as a dim3 (the same rule)
         headers = set()
         headers.update(t.encode() for row in rename_headers for t in (row.cuda, row.hip))
         for path, header in tables.headers.items():

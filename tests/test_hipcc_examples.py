@@ -57,6 +57,7 @@ EVERY_RELEASE = (
     "includes/computed_include.cu",
     "identifiers/symbol_table.cu",
     "identifiers/member_macro.cu",
+    "overloads/dim3_from_uint3_return.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",

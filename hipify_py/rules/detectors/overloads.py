@@ -155,15 +155,19 @@ def _function_start(ctx: Context, at: int) -> int:
 
 # `dim3 g = make_uint3(...)`, `g = make_uint3(...)` for a dim3 g, `dim3(u)`, `k<<<make_uint3(...), b>>>`:
 # CUDA's dim3 converts from uint3, HIP's (every release: only `dim3(uint32_t x, y, z)`) does not.
-_MAKE_UINT3 = lazy(rb"\bmake_uint3\s*\(")
+# `make_uint3(...)`, or a uint3 built in place (`uint3{x, y, z}`, `uint3(...)`): the name is group 1
+_MAKE_UINT3 = lazy(rb"\b(make_uint3)\s*\(|(?<![\w:.>])(uint3)\s*[({]")
 _BEFORE_DIM3 = lazy(
-    rb"(?:\bdim3\s+\w+\s*(?:=|\(|\{)|\bdim3\s*(?:\(|\{)|(?<![\w.>])(\w+)\s*=(?!=)|<<<[^;>]*?)\s*\Z"
+    rb"(?:\bdim3\s+\w+\s*(?:=|\(|\{)|\bdim3\s*(?:\(|\{)|(?<![\w.>])(\w+)\s*=(?!=)|<<<[^;>]*?|"
+    rb"\b(return))\s*\Z"
 )
+_RETURNS_DIM3 = lazy(rb"(?:^|[\s:])(?:dim3\s*[\w:~]*\s*\(|operator\s+dim3\s*\()")
 
 
 def uint3_for_dim3(ctx: Context, scan: Scan) -> Iterator[re.Match[bytes]]:
-    """`make_uint3(` calls whose value becomes a dim3 (`dim3 g = make_uint3(...)`, `g = ...` with g a
-    dim3, a launch's grid or block): HIP's dim3 has no conversion from uint3."""
+    """`make_uint3(` calls and `uint3{...}` values that become a dim3 (`dim3 g = make_uint3(...)`, `g = ...`
+    with g a dim3, a launch's grid or block, the return of a function returning a dim3): HIP's dim3 has
+    no conversion from uint3. Group 1 or 2 of each match is the name to rewrite."""
     if b"dim3" not in ctx.identifiers and b"<<<" not in ctx.source:
         return
     src = ctx.source
@@ -173,7 +177,21 @@ def uint3_for_dim3(ctx: Context, scan: Scan) -> Iterator[re.Match[bytes]]:
             continue
         if before.group(1) and _declared(ctx, before.group(1), m.start(), want_pointer=False) != b"dim3":
             continue
+        if before.group(2) and not _returns_dim3(ctx, m.start()):
+            continue
         yield m
+
+
+def _returns_dim3(ctx: Context, at: int) -> bool:
+    """The function around `at` returns a dim3 (`dim3 grid() const`, `operator dim3() const`)."""
+    node = ctx.root.descendant_for_byte_range(at, at)
+    while node is not None and node.type not in ("function_definition", "lambda_expression"):
+        node = node.parent
+    body = node.child_by_field_name("body") if node is not None else None
+    if node is None or node.type != "function_definition" or body is None:
+        return False
+    head = ctx.source[node.start_byte : body.start_byte]
+    return _RETURNS_DIM3.search(head) is not None
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
