@@ -58,6 +58,7 @@ EVERY_RELEASE = (
     "identifiers/symbol_table.cu",
     "identifiers/member_macro.cu",
     "overloads/dim3_from_uint3_return.cu",
+    "guards/device_pass_ptx_equivalent.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",

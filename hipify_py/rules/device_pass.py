@@ -11,8 +11,9 @@ A presence test is widened to `(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_C
 keeps the NVIDIA build as it was. Only where the test is a presence test everywhere in the condition
 (`#ifdef`, `#ifndef`, `defined X` / `defined(X)` in an #if/#elif, never compared with a number: an
 arch comparison `__CUDA_ARCH__ >= 700` has no AMD meaning and stays HIP302) and the whole #if group
-holds nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, nested arch tests, a CUDA API
-without a HIP counterpart): that code would now be compiled for AMD devices. Other tests keep HIP302.
+holds nothing NVIDIA-only (inline assembly, unless rules/ptx_equivalents.py rewrites it; `#pragma nv_*`,
+wmma, nested arch tests, a CUDA API without a HIP counterpart): that code would now be compiled for AMD
+devices. Other tests keep HIP302.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ def _widened(ctx: Context) -> Iterator[tuple[list[Directive], list[tuple[Directi
             continue
         body = b"".join(src[a[1] : b[0]] for a, b in itertools.pairwise(chain))
         body = COMMENT.sub(b" ", body)
+        if b"asm" in body:  # assembly with a HIP equivalent is not NVIDIA-only: it is rewritten
+            from hipify_py.rules.ptx_equivalents import without_equivalents  # why here: it imports this
+
+            body = without_equivalents(body)
         if NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
             continue
         if any(ctx.is_protected(d[0]) for d, _ in tests):

@@ -91,6 +91,18 @@ def _operand_forms(ctx: Context, result: RuleResult) -> None:
             result.diagnostics.append(ctx.diag("HIP202", start, end, msg))
 
 
+def without_equivalents(text: bytes) -> bytes:
+    """`text` with every inline PTX statement this rule rewrites blanked out (rules/device_pass.py asks:
+    a device-pass branch whose assembly all has HIP equivalents holds no NVIDIA-only code)."""
+    spans = [
+        (m.start(), m.end()) for m in _ASM_STATEMENT.finditer(text) if _key(m.group(1)) in PTX_EQUIVALENTS
+    ]
+    spans += [(a, b) for a, b, _ in moves(text) + prefetches(text) + special_reads(text)]
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + b" " * (end - start) + text[end:]
+    return text
+
+
 def moves(source: bytes) -> list[tuple[int, int, bytes]]:
     """(start, end, assignment) of each register move within one class (scripts/realworld_check.py too)."""
     found = []
