@@ -427,10 +427,10 @@ def _ptx_builtins(text: bytes) -> bytes:
     """asm statements rules/ptx_equivalents.py writes as HIP builtins, written so in the original."""
     if b"asm" not in text:
         return text
+    from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, prefetches, special_reads
     from hipify_py.data.detector_data import PTX_EQUIVALENTS
-    from hipify_py.rules.ptx_equivalents import _ASM_STATEMENT, _key, moves, prefetches, special_reads
 
-    text = _ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(_key(m.group(1)), m.group()), text)
+    text = ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(asm_key(m.group(1)), m.group()), text)
     out, pos = [], 0
     for start, end, assignment in sorted(moves(text) + prefetches(text) + special_reads(text)):
         out += [text[pos:start], assignment]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from hipify_py.analysis.context import Context
 from hipify_py.analysis.pp_branches import directives
+from hipify_py.analysis.ptx_text import without_equivalents
 from hipify_py.data.detector_data import HIP_PLATFORM_MACRO
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
@@ -86,8 +87,6 @@ def _widened(ctx: Context) -> Iterator[tuple[list[Directive], list[tuple[Directi
         body = b"".join(src[a[1] : b[0]] for a, b in itertools.pairwise(chain))
         body = COMMENT.sub(b" ", body)
         if b"asm" in body:  # assembly with a HIP equivalent is not NVIDIA-only: it is rewritten
-            from hipify_py.rules.ptx_equivalents import without_equivalents  # why here: it imports this
-
             body = without_equivalents(body)
         if NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
             continue
