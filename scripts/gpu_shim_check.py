@@ -14,6 +14,8 @@ function `shim_<name>` and compares it with CUDA's function of that name on the 
 - the SIMD video intrinsics (`__vadd4`, `__vcmpgts2`, `__vsads4`, ...) and `__dp4a`/`__dp2a_*`: 2^20 pseudo-random
   argument pairs plus edge values (0, 1, 0x7f..., 0x80..., 0xff...);
 - bf16 to integer conversions: every one of the 65,536 bf16 bit patterns;
+- the PTX bit-field helpers (`hipify_py_bfe_u32`, `hipify_py_bfi_b64`, ...) against the `bfe`/`bfi`
+  instructions themselves: 2^20 pseudo-random and edge values, positions and lengths 0..80 and 32-bit;
 - `__float2bfloat162_rn`/`__floats2bfloat162_rn`: pseudo-random float bits, NaNs compared as NaN;
 - the 16-bit float min/max, saturating, _rn, fma_relu and comparison helpers (`__hmax2`, `__hmin_nan`,
   `__hadd_sat`, `__hequ2`, `__heq2_mask`, ...): each overload on edge values (zeros, infinities, NaNs,
@@ -95,6 +97,47 @@ __global__ void k_{name}(unsigned long long* bad) {{
   unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   if (i >= N_PAIRS) return;
   if (shim_{name}({args}) != {name}({args})) atomicAdd(bad, 1ULL);
+}}"""
+
+
+# the PTX instruction each bit-field helper stands for: (asm template, output constraint, inputs' constraints)
+_PTX_OF = {
+    "hipify_py_bfe_u32": ("bfe.u32 %0, %1, %2, %3;", "unsigned int", "r", "rrr"),
+    "hipify_py_bfe_s32": ("bfe.s32 %0, %1, %2, %3;", "int", "r", "rrr"),
+    "hipify_py_bfe_u64": ("bfe.u64 %0, %1, %2, %3;", "unsigned long long", "l", "lrr"),
+    "hipify_py_bfe_s64": ("bfe.s64 %0, %1, %2, %3;", "long long", "l", "lrr"),
+    "hipify_py_bfi_b32": ("bfi.b32 %0, %1, %2, %3, %4;", "unsigned int", "r", "rrrr"),
+    "hipify_py_bfi_b64": ("bfi.b64 %0, %1, %2, %3, %4;", "unsigned long long", "l", "llrr"),
+}
+
+
+def _ptx_check(name: str) -> str:
+    """The helper against the PTX instruction itself: values pseudo-random and edge, positions and
+    lengths 0..80 (past the width) and pseudo-random 32-bit (only their low 8 bits count)."""
+    template, out, oc, ins = _PTX_OF[name]
+    args = []
+    for k, c in enumerate(ins):
+        if c == "l":
+            args.append(f"wide<unsigned long long>(i, {k})")
+        elif k >= len(ins) - 2:  # position, length
+            args.append(f"(i & 1 ? lcg(i, {k}) : lcg(i, {k}) % 81u)")
+        else:
+            args.append(f"(unsigned int)edge(i, {k})")
+    decls = "; ".join(
+        f"const {'unsigned long long' if c == 'l' else 'unsigned int'} x{k} = {a}"
+        for k, (c, a) in enumerate(zip(ins, args, strict=True))
+    )
+    operands = ", ".join(f'"{c}"(x{k})' for k, c in enumerate(ins))
+    call = ", ".join(f"x{k}" for k in range(len(ins)))
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  {decls};
+  {out} ptx;
+  asm("{template}" : "={oc}"(ptx) : {operands});
+  {out} mine = shim_{name}({call});
+  if (mine != ptx && atomicAdd(bad, 1ULL) == 0) printf("  first: i %llu shim 0x%llx ptx 0x%llx\\n", i, (unsigned long long)mine, (unsigned long long)ptx);
 }}"""
 
 
@@ -313,7 +356,7 @@ def program(target: str) -> str:
         if shim.function in SKIP or name in SKIP:
             skipped.append(f'  printf("SKIP {name}: {SKIP.get(shim.function) or SKIP[name]}\\n");')
             continue
-        if shim.name.startswith("hip"):
+        if shim.name.startswith("hip") and shim.function not in _PTX_OF:
             continue
         if shim.overload is not None and shim.overload.call in ("atomicAdd", "atomicCAS"):
             parts.append(helper_code(shim, target))
@@ -324,6 +367,9 @@ def program(target: str) -> str:
         if re.fullmatch(r"__v\w+", fn):
             unary = re.search(rf"{re.escape('shim_' + fn)}\(unsigned int a\)", parts[-1]) is not None
             parts.append(_binary_check(fn, "unsigned int", 1 if unary else 2))
+            grid = "(N_PAIRS + 255) / 256"
+        elif fn in _PTX_OF:
+            parts.append(_ptx_check(fn))
             grid = "(N_PAIRS + 255) / 256"
         elif fn.startswith("__dp"):
             parts.append(_dp_check(fn))

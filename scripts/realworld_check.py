@@ -427,12 +427,21 @@ def _ptx_builtins(text: bytes) -> bytes:
     """asm statements rules/ptx_equivalents.py writes as HIP builtins, written so in the original."""
     if b"asm" not in text:
         return text
-    from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, prefetches, special_reads
+    from hipify_py.analysis.ptx_text import (
+        ASM_STATEMENT,
+        asm_key,
+        moves,
+        operations,
+        prefetches,
+        special_reads,
+    )
     from hipify_py.data.detector_data import PTX_EQUIVALENTS
 
     text = ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(asm_key(m.group(1)), m.group()), text)
     out, pos = [], 0
-    for start, end, assignment in sorted(moves(text) + prefetches(text) + special_reads(text)):
+    for start, end, assignment in sorted(
+        moves(text) + prefetches(text) + special_reads(text) + operations(text)
+    ):
         out += [text[pos:start], assignment]
         pos = end
     return b"".join(out) + text[pos:]

@@ -3,7 +3,7 @@ the text (rules/device_pass.py and scripts/realworld_check.py read them too)."""
 
 from __future__ import annotations
 
-from hipify_py.data.detector_data import PTX_EQUIVALENTS, PTX_SPECIAL_REGISTERS
+from hipify_py.data.detector_data import PTX_EQUIVALENTS, PTX_OPERATIONS, PTX_SPECIAL_REGISTERS
 from hipify_py.util.lazyre import lazy
 
 # asm [volatile] ( "template" ["template"...] [: : : "memory"] ): no operands, so nothing else to carry
@@ -41,13 +41,53 @@ def asm_key(strings: bytes) -> bytes:
     return b" ".join(template.split())
 
 
+# asm [volatile] ("<op> %0, %1, %2, %3[, %4];" : "=<c>"(  -- the operands are read by _operand
+_OPERATION = lazy(
+    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
+    rb'"\s*([a-z]+(?:\.[a-z0-9]+)+)\s+%0\s*,\s*%1\s*,\s*%2\s*,\s*%3\s*(,\s*%4\s*)?;?\s*"\s*:\s*"=([rl])"\s*\('
+)
+_NEXT_INPUT = lazy(rb'\s*[:,]\s*"([rl])"\s*\(')
+
+
+def operations(source: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, assignment) of each PTX instruction of detector_data.PTX_OPERATIONS whose operands
+    have the constraints it lists (`asm("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))`
+    -> `((d) = hipify_py_bfe_u32((a), (b), (c)))`; scripts/realworld_check.py too)."""
+    found = []
+    for m in _OPERATION.finditer(source):
+        row = PTX_OPERATIONS.get(m.group(1))
+        if row is None or row[0] != m.group(3) or len(row[1]) != (4 if m.group(2) else 3):
+            continue
+        out = _operand(source, m.end())
+        if out is None:
+            continue
+        args, at = [], out[1] + 1
+        for want in row[1]:
+            given = _NEXT_INPUT.match(source, at)
+            span = (
+                _operand(source, given.end())
+                if given is not None and given.group(1) == bytes([want])
+                else None
+            )
+            if span is None:
+                break
+            args.append(source[span[0] : span[1]])
+            at = span[1] + 1
+        close = _CLOBBER_CLOSE.match(source, at) if len(args) == len(row[1]) else None
+        if close is None:
+            continue
+        call = row[2] + b"(" + b", ".join(b"(" + a + b")" for a in args) + b")"
+        found.append((m.start(), close.end(), b"((" + source[out[0] : out[1]] + b") = " + call + b")"))
+    return found
+
+
 def without_equivalents(text: bytes) -> bytes:
     """`text` with every inline PTX statement this rule rewrites blanked out (rules/device_pass.py asks:
     a device-pass branch whose assembly all has HIP equivalents holds no NVIDIA-only code)."""
     spans = [
         (m.start(), m.end()) for m in ASM_STATEMENT.finditer(text) if asm_key(m.group(1)) in PTX_EQUIVALENTS
     ]
-    spans += [(a, b) for a, b, _ in moves(text) + prefetches(text) + special_reads(text)]
+    spans += [(a, b) for a, b, _ in moves(text) + prefetches(text) + special_reads(text) + operations(text)]
     for start, end in sorted(spans, reverse=True):
         text = text[:start] + b" " * (end - start) + text[end:]
     return text

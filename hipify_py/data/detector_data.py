@@ -357,6 +357,28 @@ PTX_EQUIVALENTS: dict[bytes, bytes] = {
     b"griddepcontrol.launch_dependents": b"(void)0",
 }
 
+# PTX instructions of one result and register operands, written `asm("OP %0, %1, %2, %3;" : "=C"(d) :
+# "C"(a), "C"(b), "C"(c))`, and the function that computes the same: (the result's constraint, the
+# operands' constraints, the function). The funnel shifts are HIP's (`shf.l.clamp` is CUDA's own
+# __funnelshift_lc: {b:a} shifted by min(c, 32), whose high word is the result); the bit-field
+# extract and insert are helpers of mappings/hand-kept/shims.yaml with PTX's semantics: position and
+# length are the low 8 bits for 32-bit operands and whole for 64-bit ones (as an H200 computes them),
+# a field past the operand's width is clipped, a signed extract is filled with the field's top bit.
+# HIP's __bitextract_u32 is AMD's v_bfe, which takes them modulo 32. The constraints fix the operand
+# widths, so nothing else is rewritten.
+PTX_OPERATIONS: dict[bytes, tuple[bytes, bytes, bytes]] = {
+    b"bfe.u32": (b"r", b"rrr", b"hipify_py_bfe_u32"),
+    b"bfe.s32": (b"r", b"rrr", b"hipify_py_bfe_s32"),
+    b"bfe.u64": (b"l", b"lrr", b"hipify_py_bfe_u64"),
+    b"bfe.s64": (b"l", b"lrr", b"hipify_py_bfe_s64"),
+    b"bfi.b32": (b"r", b"rrrr", b"hipify_py_bfi_b32"),
+    b"bfi.b64": (b"l", b"llrr", b"hipify_py_bfi_b64"),
+    b"shf.l.clamp.b32": (b"r", b"rrr", b"__funnelshift_lc"),
+    b"shf.r.clamp.b32": (b"r", b"rrr", b"__funnelshift_rc"),
+    b"shf.l.wrap.b32": (b"r", b"rrr", b"__funnelshift_l"),
+    b"shf.r.wrap.b32": (b"r", b"rrr", b"__funnelshift_r"),
+}
+
 # PTX special registers read with `mov` (`asm("mov.u32 %0, %%laneid;" : "=r"(lane))`) and what the read
 # becomes: the cycle counters are clock64() on both platforms; the lane within the warp (a wavefront on
 # AMD), the multiprocessor (compute unit) the thread runs on and the lane masks are helpers of

@@ -20,7 +20,7 @@ discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the lin
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, prefetches, special_reads
+from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, operations, prefetches, special_reads
 from hipify_py.data.detector_data import PTX_EQUIVALENTS
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
@@ -41,13 +41,14 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
-    if b"mov." in ctx.source or b"prefetch" in ctx.source:
+    if b"mov." in ctx.source or b"prefetch" in ctx.source or b"%3" in ctx.source:
         _operand_forms(ctx, result)
     return result
 
 
 def _operand_forms(ctx: Context, result: RuleResult) -> None:
-    for start, end, text in moves(ctx.source) + prefetches(ctx.source) + live_special_reads(ctx):
+    found = moves(ctx.source) + prefetches(ctx.source) + live_special_reads(ctx) + live_operations(ctx)
+    for start, end, text in found:
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
         result.edits.append(Edit(start, end, text))
@@ -62,13 +63,20 @@ def live_special_reads(ctx: Context) -> list[tuple[int, int, bytes]]:
     """The special-register reads this rule rewrites (rules/shims.py writes the helpers they call): in
     code it may rewrite, and not in a branch hipcc never compiles (`#if __CUDA_ARCH__ >= 700`), which
     stays PTX for NVIDIA builds."""
-    if b"%%" not in ctx.source:
-        return []
-    reads = special_reads(ctx.source)
-    dead = compiled_dead(ctx) if reads else []
+    return _live(ctx, special_reads(ctx.source)) if b"%%" in ctx.source else []
+
+
+def live_operations(ctx: Context) -> list[tuple[int, int, bytes]]:
+    """The bit-field and funnel-shift instructions this rule rewrites (rules/shims.py writes the helpers
+    they call), where live_special_reads would rewrite a read."""
+    return _live(ctx, operations(ctx.source)) if b"%3" in ctx.source else []
+
+
+def _live(ctx: Context, found: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
+    dead = compiled_dead(ctx) if found else []
     return [
         r
-        for r in reads
+        for r in found
         if not any(a <= r[0] < b for a, b in dead)
         and not ctx.is_protected(r[0])
         and ctx.classify(r[0], r[0] + 3) in REWRITABLE

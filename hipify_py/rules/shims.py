@@ -195,21 +195,22 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
 
 
 def _register_reads(ctx: Context, shims: dict[str, Shim]) -> list[tuple[str, tuple[int, int]]]:
-    """Reads of PTX special registers that rules/ptx_equivalents.py writes as a call of a helper of this
-    table (`asm("mov.u32 %0, %%laneid;" : "=r"(l))` -> `((l) = hipify_py_laneid())`): the helper's uses."""
-    if b"%%" not in ctx.source:
+    """Reads of PTX special registers and bit-field instructions that rules/ptx_equivalents.py writes as a
+    call of a helper of this table (`asm("mov.u32 %0, %%laneid;" : "=r"(l))` -> `((l) =
+    hipify_py_laneid())`): the helper's uses."""
+    if b"%%" not in ctx.source and b"%3" not in ctx.source:
         return []
-    from hipify_py.rules.ptx_equivalents import live_special_reads  # why here: only files with PTX pay
+    from hipify_py.rules.ptx_equivalents import live_operations, live_special_reads  # only files with PTX pay
 
     found = []
-    for start, end, text in live_special_reads(ctx):
+    for start, end, text in live_special_reads(ctx) + live_operations(ctx):
         name = _HELPER_CALL.search(text)
         if name is not None and name.group().decode() in shims:
             found.append((name.group().decode(), (start, end)))
     return found
 
 
-_HELPER_CALL = lazy(rb"\bhipify_py_\w+(?=\(\))")
+_HELPER_CALL = lazy(rb"\bhipify_py_\w+(?=\()")
 
 
 def _triggers(ctx: Context, target: str) -> dict[bytes, str]:
