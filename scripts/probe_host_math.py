@@ -31,6 +31,9 @@ sys.path.insert(0, str(REPO / "scripts"))
 from probe_common import hip_version, host_only_failures, probed_with, write_or_check  # noqa: E402
 
 PREFIX = "hip-device-only-math-"
+# names the C++ standard library also declares for the host with other parameters: a host call of one
+# may be the standard's (`norm(z)`, std::norm of a std::complex, under `using namespace std`), not CUDA's
+STANDARD_HOST = frozenset({"norm"})
 _ERROR = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)
 _NVCC_ERROR = re.compile(r"^probe\.cu\((\d+)\): error", re.MULTILINE)
 
@@ -42,7 +45,7 @@ def candidates(version: str) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for row in data.get("functions") or ():
         name, params = str(row["name"]), tuple(row.get("params") or ())
-        if name.startswith("_") or not re.fullmatch(r"[a-z]\w*", name):
+        if name.startswith("_") or not re.fullmatch(r"[a-z]\w*", name) or name in STANDARD_HOST:
             continue
         if name not in found or (_scalar(params) and not _scalar(found[name])):
             found[name] = params
@@ -61,7 +64,9 @@ def _argument(param: str) -> str:
 
 def probe_source(funcs: dict[str, tuple[str, ...]]) -> tuple[str, dict[int, str]]:
     """One host function per name (each call on its own line); line -> name."""
-    lines = ["#include <hip/hip_runtime.h>", "#include <cmath>"]
+    # <math.h> too: C99's isfinite/isnan/... are its macros, which the translation includes for a host
+    # caller (HIP135, rules/implicit_includes.py); <cmath> alone gives only std::isfinite
+    lines = ["#include <hip/hip_runtime.h>", "#include <cmath>", "#include <math.h>"]
     where: dict[int, str] = {}
     for i, (name, params) in enumerate(funcs.items()):
         lines.append(f"void probe_{i}() {{")
