@@ -6,29 +6,24 @@ from __future__ import annotations
 from hipify_py.data.detector_data import PTX_EQUIVALENTS, PTX_OPERATIONS, PTX_SPECIAL_REGISTERS
 from hipify_py.util.lazyre import lazy
 
+# `asm [volatile] (` opening every statement below
+_ASM_OPEN = rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
+
 # asm [volatile] ( "template" ["template"...] [: : : "memory"] ): no operands, so nothing else to carry
-ASM_STATEMENT = lazy(
-    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
-    rb'((?:"(?:[^"\\\n]|\\.)*"\s*)+)(?::\s*:\s*:\s*(?:"memory"\s*)?)?\)'
-)
+ASM_STATEMENT = lazy(_ASM_OPEN + rb'((?:"(?:[^"\\\n]|\\.)*"\s*)+)(?::\s*:\s*:\s*(?:"memory"\s*)?)?\)')
 _STRING_BODY = lazy(rb'"((?:[^"\\\n]|\\.)*)"')
 # asm [volatile] ("mov.<type><bits> %0, %1;" : "=<c>"(  -- the operands are read by _operand
 _MOVE = lazy(
-    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
-    rb'"\s*mov\.([bus](?:16|32|64)|f32|f64)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=([hrlfd])"\s*\('
+    _ASM_OPEN + rb'"\s*mov\.([bus](?:16|32|64)|f32|f64)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=([hrlfd])"\s*\('
 )
 # asm [volatile] ("mov.<type><bits> %0, %%<register>;" : "=<c>"(  -- the operand is read by _operand
-_SPECIAL = lazy(
-    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
-    rb'"\s*mov\.[bus](?:32|64)\s+%0\s*,\s*%%(\w+)\s*;?\s*"\s*:\s*"=([rl])"\s*\('
-)
+_SPECIAL = lazy(_ASM_OPEN + rb'"\s*mov\.[bus](?:32|64)\s+%0\s*,\s*%%(\w+)\s*;?\s*"\s*:\s*"=([rl])"\s*\(')
 # `)` of the statement after the output operand: empty input and clobber lists may follow
 _SPECIAL_CLOSE = lazy(rb'\s*(?::\s*(?:"memory"\s*)?){0,2}\)')
 _INPUT = lazy(rb'\s*:\s*"([hrlfd])"\s*\(')
 # asm [volatile] ("prefetch[u][.space].level[::eviction] [%0];" :: "l"(  -- the address is read by _operand
 _PREFETCH = lazy(
-    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
-    rb'"\s*prefetchu?(?:\.(?:global|local))?\.L[12](?:::evict_\w+)?\s+\[\s*%0\s*\]\s*;?\s*"'
+    _ASM_OPEN + rb'"\s*prefetchu?(?:\.(?:global|local))?\.L[12](?:::evict_\w+)?\s+\[\s*%0\s*\]\s*;?\s*"'
     rb'\s*:\s*:\s*"[lr]"\s*\('
 )
 _CLOBBER_CLOSE = lazy(rb'\s*(?::\s*(?:"memory"\s*)?)?\)')
@@ -43,8 +38,9 @@ def asm_key(strings: bytes) -> bytes:
 
 # asm [volatile] ("<op> %0, %1, %2, %3[, %4];" : "=<c>"(  -- the operands are read by _operand
 _OPERATION = lazy(
-    rb"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__))?\s*\(\s*"
-    rb'"\s*([a-z]+(?:\.[a-z0-9]+)+)\s+%0\s*,\s*%1\s*,\s*%2\s*,\s*%3\s*(,\s*%4\s*)?;?\s*"\s*:\s*"=([rl])"\s*\('
+    _ASM_OPEN
+    + rb'"\s*([a-z]+(?:\.[a-z0-9]+)+)\s+%0\s*,\s*%1\s*,\s*%2\s*,\s*%3\s*(,\s*%4\s*)?;?\s*"'
+    + rb'\s*:\s*"=([rl])"\s*\('
 )
 _NEXT_INPUT = lazy(rb'\s*[:,]\s*"([rl])"\s*\(')
 

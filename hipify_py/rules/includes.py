@@ -130,11 +130,15 @@ def _brought(
             continue
         if entry.kind != "function":
             continue  # the types and enumerators the two share are in the header both include
-        at = ctx.source.find(name)
-        if any(
-            ctx.classify(m.start(), m.end()) in REWRITABLE
-            for m in re.finditer(rb"\b" + name + rb"\b", ctx.source)
-        ):
+        use = next(
+            (
+                m
+                for m in re.finditer(rb"\b" + name + rb"\b", ctx.source)
+                if ctx.classify(*m.span()) in REWRITABLE
+            ),
+            None,
+        )
+        if use is not None:
             nl = newline_of(ctx.source)
             text = (
                 (nl if ctx.source[end - 1 : end] != b"\n" else b"")
@@ -148,7 +152,7 @@ def _brought(
                 f"`{name.decode()}` is declared by <{other}>, which <{header.cuda}> brings along as "
                 f"<{brought.cuda}> and <{target}> does not: included"
             )
-            result.diagnostics.append(ctx.diag("HIP232", at, at + len(name), message))
+            result.diagnostics.append(ctx.diag("HIP232", *use.span(), message))
             return
 
 

@@ -80,6 +80,7 @@ def insert_shims(ctx: Context) -> RuleResult:
         spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
         device = DeviceSpans(ctx) if spans_needed else None
         members = member_arguments(ctx)
+        redefined: frozenset[int] | None = None  # found on the first declaration (rules/cxx.py)
         for m in pattern.finditer(ctx.source):
             where = ctx.classify(m.start(), m.end())
             if where in (Where.COMMENT, Where.STRING):
@@ -88,7 +89,8 @@ def insert_shims(ctx: Context) -> RuleResult:
                 continue  # a branch hipcc never compiles (`#if __CUDA_ARCH__ < 350`): no use, no definition
             name = triggers[m.group(1)]
             if _declares(ctx, m.start(1), m.end(1)):
-                if m.start(1) not in redefined_names(ctx):  # guarded out on AMD (rules/cxx.py)
+                redefined = redefined_names(ctx) if redefined is None else redefined
+                if m.start(1) not in redefined:  # guarded out on AMD: not the file's own there
                     defined.add(name)
             elif (
                 where in REWRITABLE
