@@ -250,3 +250,46 @@ def test_headers_named_without_an_extension_are_converted(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert all(b"hipMalloc" in (tmp_path / n).read_bytes() for n in headers)
     assert all(b"hipMalloc" not in (tmp_path / n).read_bytes() for n in others)
+
+
+def test_files_of_other_extensions_holding_cuda_code_are_converted(tmp_path: Path) -> None:
+    """A file with an extension no C++ file has is converted when its text holds CUDA code: neutral's
+    `cuda/neutral.k` (kernels neutral.cu includes), a CMake template `kernels.cu.in`. Python, text,
+    documentation, HIP's `.hip`, build files and binaries are not, nor files with no CUDA in them."""
+    sources = {
+        "neutral.k": b'#include "shared.h"\n__global__ void k(float* x) { x[0] = 1; }\n' + CUDA,
+        "kernels.cu.in": b"#define N @N@\n" + CUDA,
+        "launch.kern": b"void g(float* x) { k<<<1, 32>>>(x); cudaDeviceSynchronize(); }\n",
+    }
+    others = {
+        "inline.py": b'src = """__global__ void k() {}"""\n' + CUDA,
+        "README.md": b"```cuda\n__global__ void k() {}\n```\n" + CUDA,
+        "k.hip": b"__global__ void k() {}\n" + CUDA,
+        "Makefile.cuda": b"# __global__\n" + CUDA,
+        "conflict.k": b"<<<<<<< HEAD\n>>>>>>> branch\ncudaMalloc(p, 4);\n",
+        "heredoc.cfg2": b"cat <<< $x; cudaMalloc(p, 4)\n",
+        "blob.k": b"\0\1__global__\n" + CUDA,
+        "old.cu~": CUDA,
+    }
+    for name, text in {**sources, **others}.items():
+        (tmp_path / name).write_bytes(text)
+    assert _names(tmp_path, build_files=False) == sorted(sources)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path), "-q", "--in-place"])
+    assert result.exit_code == 0, result.output
+    assert all(b"cuda" not in (tmp_path / n).read_bytes() for n in sources)
+    assert all((tmp_path / n).read_bytes() == text for n, text in others.items())
+
+
+def test_makefile_variants_are_build_files(tmp_path: Path) -> None:
+    """`Makefile.cuda` (neutral), `makefile.nvidia`, `Makefile.inc`: Makefiles built with `make -f` or
+    included, converted as Makefiles; automake's `Makefile.am`/`Makefile.in` are not Makefiles."""
+    text = b"NVCC = nvcc\nLDFLAGS = -lcudart\n"
+    makefiles = ["Makefile.cuda", "makefile.nvidia", "Makefile.inc", "rules.mk"]
+    for name in [*makefiles, "Makefile.am", "Makefile.in"]:
+        (tmp_path / name).write_bytes(text)
+    files, _ = discover([tmp_path])
+    assert sorted(f.path.name for f in files if f.kind == "build") == sorted(makefiles)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path), "-q", "--in-place"])
+    assert result.exit_code == 0, result.output
+    assert all(b"hipcc" in (tmp_path / n).read_bytes() for n in makefiles)
+    assert (tmp_path / "Makefile.am").read_bytes() == text

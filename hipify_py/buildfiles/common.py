@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from hipify_py.engine.diagnostics import Diagnostic, Rule, Severity
 from hipify_py.engine.edits import Edit, apply_edits
+from hipify_py.util.build_names import makefile_name
 from hipify_py.util.lazyre import lazy
 
 RULE_NOT_UNDERSTOOD = "HIP401"
@@ -69,7 +70,7 @@ def build_file_kind(path: str) -> str | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
-    if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith((".mk", ".make")):
+    if makefile_name(name):
         return "make"
     return None
 

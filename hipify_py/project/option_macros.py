@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hipify_py.engine.diagnostics import Diagnostic, Severity
+from hipify_py.util.build_names import makefile_name
 from hipify_py.util.lazyre import lazy
 
 _DASH_D = lazy(r"(?<![\w-])[-/]D[ \t]*([A-Za-z_]\w*)")
@@ -45,7 +46,7 @@ def build_defines(text: str, name: str = "") -> dict[str, str]:
     """Macros a build file may define, each with "" (its default build does) or the build option that
     does (`make CUDNN_V8=yes`): `-DNAME` (Makefile, compile_commands.json, CMake), the names in CMake's
     *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
-    if name in MAKEFILE_NAMES or name.endswith((".mk", ".make")):
+    if makefile_name(name):
         return makefile_defines(text)
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return cmake_defines(text)
@@ -114,7 +115,6 @@ def _cmake_option_condition(cond: str, off: set[str]) -> str:
     return next((w for w in parts if w in off), "")
 
 
-MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _MAKE_ASSIGN = lazy(r"(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)")
 _MAKE_CONDITION = lazy(r"(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)")
 _MAKE_REF = lazy(r"\$[({]([^()${}]*)[)}]|\$[({]")
@@ -224,7 +224,7 @@ def _make_pair(args: str) -> tuple[str, str] | None:
 
 
 def is_build_file(name: str) -> bool:
-    return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES)
+    return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES) or makefile_name(name)
 
 
 def build_files(roots: Iterable[Path], skip: Callable[[str], bool] = lambda _: False) -> list[Path]:

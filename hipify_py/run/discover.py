@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipify_py.engine.source import UTF8_BOM
+from hipify_py.util.build_names import makefile_name
 from hipify_py.util.lazyre import lazy
 
 # C and C++ sources and headers as real projects name them: `.C`/`.H` (AMReX, Chombo and other HPC codes
@@ -38,6 +39,31 @@ _HEADER_OPENING = lazy(
 )
 _SNIFF_BYTES = 8192
 
+# A file with an extension no C++ or CUDA file has (`neutral.k`, which neutral.cu includes; a CMake
+# template `kernels.cu.in`) is converted when its text holds CUDA code: a kernel or device qualifier, a
+# launch, or a CUDA header included. Not sniffed: the languages and formats that hold CUDA only as text
+# (Python's inline kernels, documentation, notebooks, OpenCL's `__global`), HIP's own `.hip`, build files,
+# and backups; only a source file's usual size is read.
+_CUDA_TEXT = lazy(
+    rb"\b__(?:global|device|host|shared|constant|managed|launch_bounds)__\b|<<<[^<\n;]*>>>"
+    rb"|^[ \t]*#[ \t]*include[ \t]*[<\"](?:cuda|cub/|thrust/|cublas|cufft|curand|cusparse|cusolver|nccl)",
+    re.MULTILINE,
+)
+_NOT_SNIFFED = frozenset(
+    """
+    .py .pyx .pxd .pyi .ipynb .rs .go .java .js .ts .jl .lua .rb .pl .pm .r .m .f .f77 .f90 .f95
+    .f03 .for .cuf .sh .bash .zsh .csh .fish .bat .cmd .ps1 .md .markdown .rst .txt .tex .bib .html
+    .htm .xml .json .yaml .yml .toml .ini .cfg .conf .csv .tsv .log .out .patch .diff .orig .rej
+    .bak .old .swp .tmp .hip .cl .ptx .metal .glsl .hlsl .spv .cubin .fatbin .s .asm .ll .bc .o .obj
+    .a .so .dll .dylib .lib .exe .bin .dat .pdf .png .jpg .jpeg .gif .svg .ico .zip .gz .tgz .bz2
+    .xz .zst .tar .7z .whl .npy .npz .h5 .pt .onnx .pb .vcxproj .sln .filters .props .bazel .bzl .gn
+    .gni .am .ac .m4 .lock .sum .mod .cs .swift .kt .scala .hs .ml .el .vim .sql .proto .cmake .mk
+    .make
+    """.split()
+)
+_BUILD_NAME_PREFIXES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists", "Dockerfile")
+_SNIFF_MAX = 256 << 10
+
 
 class Found(NamedTuple):
     path: Path
@@ -52,7 +78,9 @@ class Problem(NamedTuple):
 
 def file_kind(path: Path, extensions: Sequence[str], build_files: bool) -> str | None:
     name = path.name
-    if build_files and (name in BUILD_FILE_NAMES or name.endswith(BUILD_FILE_EXTENSIONS)):
+    if build_files and (
+        name in BUILD_FILE_NAMES or name.endswith(BUILD_FILE_EXTENSIONS) or makefile_name(name)
+    ):
         return "build"
     if name.endswith(tuple(extensions)):
         return "source"
@@ -71,6 +99,20 @@ def extensionless_header(path: Path) -> bool:
     if b"\0" in head:
         return False
     return _HEADER_OPENING.match(head.removeprefix(UTF8_BOM)) is not None
+
+
+def cuda_text(path: Path) -> bool:
+    """A file with an extension nothing converts by default whose text holds CUDA code (_CUDA_TEXT)."""
+    name = path.name
+    suffix = os.path.splitext(name)[1].lower()
+    if not suffix or suffix in _NOT_SNIFFED or name.endswith("~") or name.startswith(_BUILD_NAME_PREFIXES):
+        return False
+    try:
+        with open(path, "rb") as f:
+            text = f.read(_SNIFF_MAX)  # why a limit: a data file of some odd extension may be large
+    except OSError:
+        return False  # why silent: as extensionless_header
+    return b"\0" not in text[:_SNIFF_BYTES] and _CUDA_TEXT.search(text) is not None
 
 
 def _excluded(rel: str, exclude: Sequence[str]) -> bool:
@@ -124,7 +166,7 @@ def discover(
             if ignored and file.resolve() in ignored:
                 continue
             kind = file_kind(file, extensions, build_files)
-            if kind is None and extensionless_header(file):
+            if kind is None and (extensionless_header(file) or cuda_text(file)):
                 kind = "source"
             if kind is not None:
                 found.setdefault(file, Found(file, path, kind))
