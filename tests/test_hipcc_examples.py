@@ -59,6 +59,7 @@ EVERY_RELEASE = (
     "identifiers/member_macro.cu",
     "overloads/dim3_from_uint3_return.cu",
     "guards/device_pass_ptx_equivalent.cu",
+    "guards/pass_qualifiers.cu",
     "device/ptx_equivalents_bitfield.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",

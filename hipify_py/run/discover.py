@@ -49,8 +49,7 @@ _CUDA_TEXT = lazy(
     rb"|^[ \t]*#[ \t]*include[ \t]*[<\"](?:cuda|cub/|thrust/|cublas|cufft|curand|cusparse|cusolver|nccl)",
     re.MULTILINE,
 )
-_NOT_SNIFFED = frozenset(
-    """
+_NOT_SNIFFED_LIST = """
     .py .pyx .pxd .pyi .ipynb .rs .go .java .js .ts .jl .lua .rb .pl .pm .r .m .f .f77 .f90 .f95
     .f03 .for .cuf .sh .bash .zsh .csh .fish .bat .cmd .ps1 .md .markdown .rst .txt .tex .bib .html
     .htm .xml .json .yaml .yml .toml .ini .cfg .conf .csv .tsv .log .out .patch .diff .orig .rej
@@ -59,8 +58,8 @@ _NOT_SNIFFED = frozenset(
     .xz .zst .tar .7z .whl .npy .npz .h5 .pt .onnx .pb .vcxproj .sln .filters .props .bazel .bzl .gn
     .gni .am .ac .m4 .lock .sum .mod .cs .swift .kt .scala .hs .ml .el .vim .sql .proto .cmake .mk
     .make
-    """.split()
-)
+"""
+_NOT_SNIFFED = frozenset(_NOT_SNIFFED_LIST.split())
 _BUILD_NAME_PREFIXES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists", "Dockerfile")
 _SNIFF_MAX = 256 << 10
 
