@@ -16,6 +16,8 @@ function `shim_<name>` and compares it with CUDA's function of that name on the 
 - bf16 to integer conversions: every one of the 65,536 bf16 bit patterns;
 - the PTX bit-field helpers (`hipify_py_bfe_u32`, `hipify_py_bfi_b64`, ...) against the `bfe`/`bfi`
   instructions themselves: 2^20 pseudo-random and edge values, positions and lengths 0..80 and 32-bit;
+  `hipify_py_prmt_b32` against `prmt.b32` (selectors as lengths are: some small, most 32-bit) and
+  `hipify_py_lop3_b32` against `lop3.b32` for each of the 256 truth tables;
 - `__float2bfloat162_rn`/`__floats2bfloat162_rn`: pseudo-random float bits, NaNs compared as NaN;
 - the 16-bit float min/max, saturating, _rn, fma_relu and comparison helpers (`__hmax2`, `__hmin_nan`,
   `__hadd_sat`, `__hequ2`, `__heq2_mask`, ...): each overload on edge values (zeros, infinities, NaNs,
@@ -108,6 +110,7 @@ _PTX_OF = {
     "hipify_py_bfe_s64": ("bfe.s64 %0, %1, %2, %3;", "long long", "l", "lrr"),
     "hipify_py_bfi_b32": ("bfi.b32 %0, %1, %2, %3, %4;", "unsigned int", "r", "rrrr"),
     "hipify_py_bfi_b64": ("bfi.b64 %0, %1, %2, %3, %4;", "unsigned long long", "l", "llrr"),
+    "hipify_py_prmt_b32": ("prmt.b32 %0, %1, %2, %3;", "unsigned int", "r", "rrr"),
 }
 
 
@@ -138,6 +141,26 @@ __global__ void k_{name}(unsigned long long* bad) {{
   asm("{template}" : "={oc}"(ptx) : {operands});
   {out} mine = shim_{name}({call});
   if (mine != ptx && atomicAdd(bad, 1ULL) == 0) printf("  first: i %llu shim 0x%llx ptx 0x%llx\\n", i, (unsigned long long)mine, (unsigned long long)ptx);
+}}"""
+
+
+def _lop3_check(name: str) -> str:
+    """lop3's truth table is an immediate: every one of the 256, each on 2^20 / 256 value triples."""
+    cases = "\n".join(
+        f'    case {lut}: asm("lop3.b32 %0, %1, %2, %3, {lut};" : "=r"(ptx) : "r"(a), "r"(b), "r"(c)); break;'
+        for lut in range(256)
+    )
+    return f"""
+__global__ void k_{name}(unsigned long long* bad) {{
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i >= N_PAIRS) return;
+  const unsigned int lut = (unsigned int)(i & 255u), a = edge(i, 0), b = edge(i, 1), c = lcg(i, 2);
+  unsigned int ptx = 0u;
+  switch (lut) {{
+{cases}
+  }}
+  unsigned int mine = shim_{name}(a, b, c, lut);
+  if (mine != ptx && atomicAdd(bad, 1ULL) == 0) printf("  first: lut %u a 0x%x b 0x%x c 0x%x shim 0x%x ptx 0x%x\\n", lut, a, b, c, mine, ptx);
 }}"""
 
 
@@ -356,7 +379,7 @@ def program(target: str) -> str:
         if shim.function in SKIP or name in SKIP:
             skipped.append(f'  printf("SKIP {name}: {SKIP.get(shim.function) or SKIP[name]}\\n");')
             continue
-        if shim.name.startswith("hip") and shim.function not in _PTX_OF:
+        if shim.name.startswith("hip") and shim.function not in (*_PTX_OF, "hipify_py_lop3_b32"):
             continue
         if shim.overload is not None and shim.overload.call in ("atomicAdd", "atomicCAS"):
             parts.append(helper_code(shim, target))
@@ -370,6 +393,9 @@ def program(target: str) -> str:
             grid = "(N_PAIRS + 255) / 256"
         elif fn in _PTX_OF:
             parts.append(_ptx_check(fn))
+            grid = "(N_PAIRS + 255) / 256"
+        elif fn == "hipify_py_lop3_b32":
+            parts.append(_lop3_check(fn))
             grid = "(N_PAIRS + 255) / 256"
         elif fn.startswith("__dp"):
             parts.append(_dp_check(fn))

@@ -36,33 +36,44 @@ def asm_key(strings: bytes) -> bytes:
     return b" ".join(template.split())
 
 
-# asm [volatile] ("<op> %0, %1, %2, %3[, %4];" : "=<c>"(  -- the operands are read by _operand
+# asm [volatile] ("<op> %0, <a>[, <b>...];" : "=<c>"(  -- each source is an operand %1, %2... in order or an
+# integer literal (`lop3.b32 %0, %1, %2, %3, 0x96;`); the operands are read by _operand
 _OPERATION = lazy(
     _ASM_OPEN
-    + rb'"\s*([a-z]+(?:\.[a-z0-9]+)+)\s+%0\s*,\s*%1\s*,\s*%2\s*,\s*%3\s*(,\s*%4\s*)?;?\s*"'
+    + rb'"\s*([a-z][a-z0-9]*(?:\.[a-z0-9]+)+)\s+%0((?:\s*,\s*(?:%[1-9]|0[xX][0-9a-fA-F]+|[0-9]+))+)\s*;?\s*"'
     + rb'\s*:\s*"=([rl])"\s*\('
 )
-_NEXT_INPUT = lazy(rb'\s*[:,]\s*"([rl])"\s*\(')
+# an input operand: its constraint a register of the width the instruction wants, or "n", an immediate
+_NEXT_INPUT = lazy(rb'\s*[:,]\s*"([rln])"\s*\(')
 
 
 def operations(source: bytes) -> list[tuple[int, int, bytes]]:
     """(start, end, assignment) of each PTX instruction of detector_data.PTX_OPERATIONS whose operands
     have the constraints it lists (`asm("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))`
-    -> `((d) = hipify_py_bfe_u32((a), (b), (c)))`; scripts/realworld_check.py too)."""
+    -> `((d) = hipify_py_bfe_u32((a), (b), (c)))`; scripts/realworld_check.py too). An immediate
+    ("n"(4) or a literal in the template) stands for any integer source."""
     found = []
     for m in _OPERATION.finditer(source):
         row = PTX_OPERATIONS.get(m.group(1))
-        if row is None or row[0] != m.group(3) or len(row[1]) != (4 if m.group(2) else 3):
+        sources = [t.strip() for t in m.group(2).split(b",")[1:]]
+        if row is None or row[0] != m.group(3) or len(sources) != len(row[1]):
             continue
+        registers = [t for t in sources if t.startswith(b"%")]
+        if registers != [b"%%%d" % (k + 1) for k in range(len(registers))]:
+            continue  # why: the inputs are read in order, so %1, %2... must come in order
         out = _operand(source, m.end())
         if out is None:
             continue
-        args, at = [], out[1] + 1
-        for want in row[1]:
+        args: list[bytes] = []
+        at = out[1] + 1
+        for want, token in zip(row[1], sources, strict=True):
+            if not token.startswith(b"%"):
+                args.append(token)
+                continue
             given = _NEXT_INPUT.match(source, at)
             span = (
                 _operand(source, given.end())
-                if given is not None and given.group(1) == bytes([want])
+                if given is not None and given.group(1) in (bytes([want]), b"n")
                 else None
             )
             if span is None:

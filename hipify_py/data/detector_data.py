@@ -377,6 +377,23 @@ PTX_OPERATIONS: dict[bytes, tuple[bytes, bytes, bytes]] = {
     b"shf.r.clamp.b32": (b"r", b"rrr", b"__funnelshift_rc"),
     b"shf.l.wrap.b32": (b"r", b"rrr", b"__funnelshift_l"),
     b"shf.r.wrap.b32": (b"r", b"rrr", b"__funnelshift_r"),
+    # population count, bit reversal, leading zeros (the count of a 64-bit operand is 32-bit) and the
+    # high half of a product: CUDA's intrinsics of these names are these instructions, HIP has them all
+    b"popc.b32": (b"r", b"r", b"__popc"),
+    b"popc.b64": (b"r", b"l", b"__popcll"),
+    b"brev.b32": (b"r", b"r", b"__brev"),
+    b"brev.b64": (b"l", b"l", b"__brevll"),
+    b"clz.b32": (b"r", b"r", b"__clz"),
+    b"clz.b64": (b"r", b"l", b"__clzll"),
+    b"mul.hi.u32": (b"r", b"rr", b"__umulhi"),
+    b"mul.hi.s32": (b"r", b"rr", b"__mulhi"),
+    b"mul.hi.u64": (b"l", b"ll", b"__umul64hi"),
+    b"mul.hi.s64": (b"l", b"ll", b"__mul64hi"),
+    # byte permute (default mode: a selector's top bit replicates the chosen byte's sign, which HIP's
+    # __byte_perm ignores) and the three-input logic operation of a truth table: helpers with PTX's
+    # semantics (mappings/hand-kept/shims.yaml, source ptx_byte_logic)
+    b"prmt.b32": (b"r", b"rrr", b"hipify_py_prmt_b32"),
+    b"lop3.b32": (b"r", b"rrrr", b"hipify_py_lop3_b32"),
 }
 
 # PTX special registers read with `mov` (`asm("mov.u32 %0, %%laneid;" : "=r"(lane))`) and what the read

@@ -41,7 +41,7 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
-    if b"mov." in ctx.source or b"prefetch" in ctx.source or b"%3" in ctx.source:
+    if b"mov." in ctx.source or b"prefetch" in ctx.source or b"%1" in ctx.source:
         _operand_forms(ctx, result)
     return result
 
@@ -67,9 +67,9 @@ def live_special_reads(ctx: Context) -> list[tuple[int, int, bytes]]:
 
 
 def live_operations(ctx: Context) -> list[tuple[int, int, bytes]]:
-    """The bit-field and funnel-shift instructions this rule rewrites (rules/shims.py writes the helpers
+    """The instructions of detector_data.PTX_OPERATIONS this rule rewrites (rules/shims.py writes the helpers
     they call), where live_special_reads would rewrite a read."""
-    return _live(ctx, operations(ctx.source)) if b"%3" in ctx.source else []
+    return _live(ctx, operations(ctx.source)) if b"%1" in ctx.source else []
 
 
 def _live(ctx: Context, found: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:

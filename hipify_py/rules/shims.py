@@ -200,7 +200,7 @@ def _register_reads(ctx: Context, shims: dict[str, Shim]) -> list[tuple[str, tup
     """Reads of PTX special registers and bit-field instructions that rules/ptx_equivalents.py writes as a
     call of a helper of this table (`asm("mov.u32 %0, %%laneid;" : "=r"(l))` -> `((l) =
     hipify_py_laneid())`): the helper's uses."""
-    if b"%%" not in ctx.source and b"%3" not in ctx.source:
+    if b"%%" not in ctx.source and b"%1" not in ctx.source:
         return []
     from hipify_py.rules.ptx_equivalents import live_operations, live_special_reads  # only files with PTX pay
 
