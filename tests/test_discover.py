@@ -253,10 +253,14 @@ def test_headers_named_without_an_extension_are_converted(tmp_path: Path) -> Non
 
 
 def test_files_of_other_extensions_holding_cuda_code_are_converted(tmp_path: Path) -> None:
-    """A file with an extension no C++ file has is converted when its text holds CUDA code: neutral's
-    `cuda/neutral.k` (kernels neutral.cu includes), a CMake template `kernels.cu.in`. Python, text,
-    documentation, HIP's `.hip`, build files and binaries are not, nor files with no CUDA in them."""
+    """A file with an extension no C++ file has, beside CUDA files, is converted when its text holds CUDA
+    code: neutral's `cuda/neutral.k` (kernels neutral.cu includes), a CMake template `kernels.cu.in`.
+    Python, text, documentation, HIP's `.hip`, build files and binaries are not, nor files with no CUDA
+    in them, nor files in a folder without a CUDA file (where IREE keeps thousands of .mlir files)."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "kernels.k").write_bytes(b"__global__ void k() {}\n" + CUDA)
     sources = {
+        "neutral.cu": b'#include "neutral.k"\n',
         "neutral.k": b'#include "shared.h"\n__global__ void k(float* x) { x[0] = 1; }\n' + CUDA,
         "kernels.cu.in": b"#define N @N@\n" + CUDA,
         "launch.kern": b"void g(float* x) { k<<<1, 32>>>(x); cudaDeviceSynchronize(); }\n",
@@ -278,6 +282,7 @@ def test_files_of_other_extensions_holding_cuda_code_are_converted(tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert all(b"cuda" not in (tmp_path / n).read_bytes() for n in sources)
     assert all((tmp_path / n).read_bytes() == text for n, text in others.items())
+    assert b"cudaMalloc" in (tmp_path / "elsewhere" / "kernels.k").read_bytes()
 
 
 def test_makefile_variants_are_build_files(tmp_path: Path) -> None:

@@ -138,7 +138,7 @@ NOT_COMPILABLE = {
     "device/ptx_equivalents_move_cross.hip": "inline PTX that reinterprets a float's bits (HIP204)",
     "device/ptx_equivalents_prefetch_offset.hip": "inline PTX prefetch of an address plus an offset (HIP204)",
     "device/ptx_equivalents_special_none.hip": "PTX special registers HIP has no function for (HIP204)",
-    "device/ptx_equivalents_logic_kept.hip": "inline PTX with sources out of order or two instructions (HIP204)",
+    "device/ptx_equivalents_logic_kept.hip": "inline PTX, sources out of order or two instructions (HIP204)",
     "renames/hip64/blaslt_block_scaling.hip": "cuBLASLt block scaling: no counterpart before 7.2 (HIP101)",
     "guards/libraries_not_packaged.hip": "hipBLAS/hipFFT/hipSOLVER are not in Debian's HIP 5.2",
     "extras/nvtx_ranges.hip": "roctracer/roctx.h is not in Debian's HIP 5.2",

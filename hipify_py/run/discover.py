@@ -40,10 +40,10 @@ _HEADER_OPENING = lazy(
 _SNIFF_BYTES = 8192
 
 # A file with an extension no C++ or CUDA file has (`neutral.k`, which neutral.cu includes; a CMake
-# template `kernels.cu.in`) is converted when its text holds CUDA code: a kernel or device qualifier, a
-# launch, or a CUDA header included. Not sniffed: the languages and formats that hold CUDA only as text
-# (Python's inline kernels, documentation, notebooks, OpenCL's `__global`), HIP's own `.hip`, build files,
-# and backups; only a source file's usual size is read.
+# template `kernels.cu.in`), in a folder that holds CUDA files, is converted when its text holds CUDA
+# code: a kernel or device qualifier, a launch, or a CUDA header included. Not sniffed: the languages and
+# formats that hold CUDA only as text (Python's inline kernels, documentation, notebooks, OpenCL's
+# `__global`), HIP's own `.hip`, build files, and backups; only a source file's usual size is read.
 _CUDA_TEXT = lazy(
     rb"\b__(?:global|device|host|shared|constant|managed|launch_bounds)__\b|<<<[^<\n;]*>>>"
     rb"|^[ \t]*#[ \t]*include[ \t]*[<\"](?:cuda|cub/|thrust/|cublas|cufft|curand|cusparse|cusolver|nccl)",
@@ -62,6 +62,9 @@ _NOT_SNIFFED_LIST = """
 _NOT_SNIFFED = frozenset(_NOT_SNIFFED_LIST.split())
 _BUILD_NAME_PREFIXES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists", "Dockerfile")
 _SNIFF_MAX = 256 << 10
+# why only beside these: kernels kept apart sit with the .cu files that include them, and reading every
+# file of an odd extension cost 3 s of IREE's 0.1 s walk (thousands of .mlir and .td files)
+_CUDA_SUFFIXES = (".cu", ".cuh", ".cuinc", ".hu")
 
 
 class Found(NamedTuple):
@@ -152,6 +155,8 @@ def discover(
             problems.append(Problem(path, "not a regular file or directory (broken symlink?)"))
             continue
         skip = git_ignored(path) if gitignore else frozenset()
+        unknown: list[Path] = []  # files of an extension nothing converts: sniffed where CUDA files are
+        cuda_dirs: set[Path] = set()
         for file, problem in _walk(path, problems, skip):
             if problem is not None:
                 problems.append(problem)
@@ -165,10 +170,17 @@ def discover(
             if ignored and file.resolve() in ignored:
                 continue
             kind = file_kind(file, extensions, build_files)
-            if kind is None and (extensionless_header(file) or cuda_text(file)):
+            if kind is None and extensionless_header(file):
                 kind = "source"
             if kind is not None:
                 found.setdefault(file, Found(file, path, kind))
+                if file.name.endswith(_CUDA_SUFFIXES):
+                    cuda_dirs.add(file.parent)
+            elif "." in file.name:
+                unknown.append(file)
+        for file in unknown:
+            if file.parent in cuda_dirs and cuda_text(file):
+                found.setdefault(file, Found(file, path, "source"))
     return sorted(found.values(), key=lambda f: str(f.path)), problems
 
 
