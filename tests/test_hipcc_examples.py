@@ -131,6 +131,7 @@ NOT_COMPILABLE = {
     "includes/all_headers.hip": "hipBLAS/hipFFT/hipSOLVER/hipCUB and hip_bf16.h are not in Debian's HIP 5.2",
     "includes/already_hip.hip": "hipblas/hipblas.h is not packaged in Debian",
     "includes/comments_and_quotes.hip": "includes a user header that does not exist",
+    "includes/runtime_late_conditional.hip": "includes a user header that does not exist",
     "includes/no_counterpart_libs.hip": "cuBLASXt, libcu++ and NVSHMEM have no HIP counterpart (HIP101)",
     "includes/libcudacxx_only.hip": "libcu++'s <cuda/stream_ref> has no HIP counterpart (HIP101)",
     "identifiers/hip64/wmma_through_header.hip": "WMMA has no HIP counterpart (HIP101); its header is ours",

@@ -63,6 +63,20 @@ def include_position(ctx: Context) -> int:
     return len(UTF8_BOM) if ctx.source.startswith(UTF8_BOM) else 0  # the BOM stays first
 
 
+def top_level(ctx: Context) -> list[Node]:
+    """The file's top-level nodes: the root's, or those inside a header guard that opens the file."""
+    children = ctx.root.children
+    for child in children:
+        if child.type == "preproc_ifdef" and child.child_by_field_name("name") is not None:
+            inner = [c for c in child.named_children if c.type != "comment"]
+            if len(inner) > 1 and _guard_block(ctx.source, child, inner[0], inner[1]):
+                return inner[2:]
+            return children
+        if child.type != "comment":
+            return children
+    return children
+
+
 # why the name as a group, not in the pattern: a pattern per #define name was compiled for nearly every
 # file; for a word `name` (a #define's), the group is the name exactly when that pattern matched
 _NOT_DEFINED = lazy(rb"[ \t]*#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)(\w+)\s*\)?\s*")

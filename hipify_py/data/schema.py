@@ -71,9 +71,11 @@ class Header(NamedTuple):
     roc: str | None = None
     note: str = ""
     hip_added: str = ""  # first HIP release shipping the header, when headers.yaml says so
-    # a CUDA header this one includes whose declarations the HIP counterpart does not bring along
+    # CUDA headers this one includes whose declarations the HIP counterpart does not bring along
     # (cublasLt.h includes cublas_api.h; hipblaslt.h only hipblas-common.h): added where they are used
-    brings: str = ""
+    brings: str = ""  # blank-separated
+    # a type header's names in code (a regex): where a library header brings it, it is added on a use
+    uses: str = ""
 
 
 class Namespace(NamedTuple):

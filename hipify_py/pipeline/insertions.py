@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.includes import include_position
+from hipify_py.analysis.includes import include_position, top_level
 from hipify_py.analysis.option_branches import option_branches
 from hipify_py.analysis.pp_branches import HIP_DEFINED
 from hipify_py.engine.edits import Edit
@@ -163,12 +163,36 @@ def _implicit_runtime(ctx: Context, edits: list[Edit], counts: Counter[str]) -> 
     kernels = _has_kernel_code(ctx, dead)
     if not any(counts[k] for k in _RUNTIME_FAMILIES) and not kernels:
         return []
-    if _included(ctx, edits, b"hip/hip_runtime.h"):
+    if _included(ctx, edits, b"hip/hip_runtime.h") and not _runtime_late(ctx, edits):
         return []
     # hip_runtime_api.h declares the API but not threadIdx, __syncthreads...: enough only without kernels
     if _included(ctx, edits, b"hip/hip_runtime_api.h") and not kernels:
         return []
     return [Insertion(RUNTIME, TOP, _RUNTIME_HEADER)]
+
+
+# what the file may hold above its runtime include that nvcc compiled with CUDA's names already in: a
+# project header's include, a declaration or definition (LEAP: a struct of float3 in a header included first)
+_BEFORE_RUNTIME = frozenset(
+    {"declaration", "struct_specifier", "class_specifier", "union_specifier", "type_definition"}
+    | {"function_definition", "template_declaration", "namespace_definition", "linkage_specification"}
+)
+_QUOTED_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"', re.MULTILINE)
+
+
+def _runtime_late(ctx: Context, edits: list[Edit]) -> bool:
+    """The file's runtime include is unconditional (top level) and follows a quoted include or code that
+    may use CUDA's names, as nvcc's implicit cuda_runtime.h allowed: the runtime goes first too."""
+    at = {e.start for e in edits if e.text == _RUNTIME_HEADER}
+    risky = False
+    for node in top_level(ctx):
+        kind = node.type
+        if kind == "preproc_include" and any(node.start_byte <= a < node.end_byte for a in at):
+            return risky
+        span = (node.start_byte, node.end_byte)
+        quoted = kind.startswith("preproc_") and _QUOTED_INCLUDE.search(ctx.source, *span) is not None
+        risky = risky or kind in _BEFORE_RUNTIME or quoted
+    return False
 
 
 def _included(ctx: Context, edits: list[Edit], header: bytes) -> bool:

@@ -17,7 +17,7 @@ from hipify_py.engine.options import Options
 from hipify_py.engine.source import line_matches, newline_of
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
-from hipify_py.util.lazyre import lazy
+from hipify_py.util.lazyre import compiled, lazy
 
 # Libraries whose HIP/ROCm counterpart covers only part of the API: worth a warning on include.
 _PARTIAL_LIBRARIES = frozenset({"nvtx", "nvml", "cutensor", "cudnn"})  # cudnn: only with --roc (MIOpen)
@@ -102,23 +102,36 @@ def rewrite_includes(ctx: Context) -> RuleResult:
             included.add(key)
             result.edits.append(Edit(path_start, path_end, target.encode()))
             _not_packaged(ctx, header, target, path_start, path_end, result)  # once: a duplicate is dropped
-            if header.brings:
-                _brought(ctx, header, target, paths, include.end_byte, result)
+            for brings in header.brings.split():
+                _brought(ctx, header, brings, target, paths, include.end_byte, result)
         result.counts["includes"] += 1
     return result
 
 
 def _brought(
-    ctx: Context, header: Header, target: str, paths: list[bytes], end: int, result: RuleResult
+    ctx: Context, header: Header, brings: str, target: str, paths: list[bytes], end: int, result: RuleResult
 ) -> None:
     """`#include <hipblas/hipblas.h>` after the include of cublasLt.h, which brings cublas_api.h along in
     CUDA, where the file calls a cuBLAS function and includes no header of it: hipblaslt.h declares only
-    the common types (hipblas-common.h), not `hipblasStatusToString` or `hipblasCreate`."""
-    brought = ctx.tables.headers.get(header.brings.encode())
+    the common types (hipblas-common.h), not `hipblasStatusToString` or `hipblasCreate`. A type header
+    (the device family) is included always when another type header brings it (cuda_bf16.h brings
+    cuda_fp16.h, hip_bf16.h not hip_fp16.h), and where the file uses its names (its `uses`) when a
+    library header does (cublas_api.h brings cuda_fp16.h, hipblas.h only under HIPBLAS_USE_HIP_HALF)."""
+    brought = ctx.tables.headers.get(brings.encode())
     other = header_target(brought, ctx.options) if brought is not None else None
     if brought is None or other is None or other == target:
         return
     if any(p == other.encode() or _target_of(ctx, p) == other for p in paths):
+        return
+    if brought.family == "device":
+        # why whatever the file uses, from a type header: a type header's names (`half` through
+        # cuda_bf16.h) are used as much by the files that include this one as by the file itself
+        if header.family != "device" and not _uses(ctx, brought.uses):
+            return
+        _include_after(ctx, end, other, result)
+        message = f"<{header.cuda}> brings <{brought.cuda}> along and <{target}> does not: <{other}> included"
+        start = ctx.lines.line_start(end - 1)
+        result.diagnostics.append(ctx.diag("HIP232", start, max(start, end - 1), message))
         return
     own, stem = _stem(target), _stem(other)
     later = renames_for(ctx.target).names if ctx.target else {}
@@ -139,21 +152,26 @@ def _brought(
             None,
         )
         if use is not None:
-            nl = newline_of(ctx.source)
-            text = (
-                (nl if ctx.source[end - 1 : end] != b"\n" else b"")
-                + b"#include <"
-                + other.encode()
-                + b">"
-                + nl
-            )
-            result.edits.append(Edit(end, end, text))
+            _include_after(ctx, end, other, result)
             message = (
                 f"`{name.decode()}` is declared by <{other}>, which <{header.cuda}> brings along as "
                 f"<{brought.cuda}> and <{target}> does not: included"
             )
             result.diagnostics.append(ctx.diag("HIP232", *use.span(), message))
             return
+
+
+def _uses(ctx: Context, names: str) -> bool:
+    if not names:
+        return False
+    found = compiled(names.encode()).finditer(ctx.source)
+    return any(ctx.classify(*m.span()) in REWRITABLE for m in found)
+
+
+def _include_after(ctx: Context, end: int, header: str, result: RuleResult) -> None:
+    nl = newline_of(ctx.source)
+    text = (nl if ctx.source[end - 1 : end] != b"\n" else b"") + b"#include <" + header.encode() + b">" + nl
+    result.edits.append(Edit(end, end, text))
 
 
 def _stem(path: str) -> str:
@@ -308,7 +326,9 @@ DECLARED = declare(
             "include (cublasLt.h includes cublas_api.h; hipblaslt.h only hipblas-common.h), so a file that "
             "includes the one and calls the other's API (`cublasGetStatusString`, `cublasCreate`) would "
             "compile with nvcc and not with hipcc. The HIP header of the brought one (headers.yaml `brings`) "
-            "is included after it where the file uses one of its names and includes none of its headers.",
+            "is included after it where the file uses one of its names and includes none of its headers; "
+            "a type header always (cuda_bf16.h includes cuda_fp16.h, hip_bf16.h not hip_fp16.h: `half` "
+            "and `__float2half` are used through it, in the file or in the files that include it).",
         ),
         Rule(
             "HIP140",
