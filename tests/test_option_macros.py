@@ -351,3 +351,39 @@ def test_cmake_modules_in_a_differently_named_folder_define_for_the_project(tmp_
     (root / "quick-cmake").mkdir()
     (root / "quick-cmake/QUICKCudaConfig.cmake").write_text(module)
     assert ptx_finding(tmp_path, root / "src")["severity"] == "error"
+
+
+MESON = """project('p', 'cpp')
+if get_option('ptx') and nvcc.found()
+  add_project_arguments('-DPTX', language : 'cpp')  # only with -Dptx=true
+elif get_option('plain')
+  add_project_arguments('-DPLAIN', language : 'cpp')
+endif
+if get_option('a') or get_option('b')  # unknown
+  add_project_arguments('-DEITHER', language : 'cpp')
+endif
+if not get_option('ptx')
+  add_project_arguments('-DNO_PTX', language : 'cpp')
+endif
+add_project_arguments('-DALWAYS', language : 'cpp')
+"""
+MESON_OPTIONS = """option('ptx', type: 'boolean', value: false, description: 'PTX kernels')
+option('plain',
+       type: 'boolean',
+       value: true)
+"""
+
+
+def test_meson_options_off_by_default() -> None:
+    """A -D under `if get_option(X)` whose boolean option meson_options.txt leaves false (lc0's
+    `-DUSE_CUDNN` under `if get_option('cudnn')`) is a build option; without the defaults, defined."""
+    found = build_defines(MESON, "meson.build", MESON_OPTIONS)
+    assert found == {"PTX": "meson option ptx", "PLAIN": "", "EITHER": "", "NO_PTX": "", "ALWAYS": ""}
+    assert set(build_defines(MESON, "meson.build").values()) == {""}
+
+
+def test_meson_option_through_the_cli(tmp_path: Path) -> None:
+    root = project(tmp_path, {"meson.build": MESON, "meson_options.txt": MESON_OPTIONS})
+    assert ptx_finding(tmp_path, root)["severity"] == "warning"
+    (root / "meson_options.txt").write_text(MESON_OPTIONS.replace("value: false", "value: true"))
+    assert ptx_finding(tmp_path, root)["severity"] == "error"

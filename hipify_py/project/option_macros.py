@@ -42,20 +42,66 @@ BUILD_NAMES = (
 BUILD_SUFFIXES = (".cmake", ".mk", ".make", ".in", ".ac", ".bazel", ".bzl", "meson.build", ".ninja")
 
 
-def build_defines(text: str, name: str = "") -> dict[str, str]:
+def build_defines(text: str, name: str = "", options: str = "") -> dict[str, str]:
     """Macros a build file may define, each with "" (its default build does) or the build option that
-    does (`make CUDNN_V8=yes`): `-DNAME` (Makefile, compile_commands.json, CMake), the names in CMake's
-    *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE."""
+    does (`make CUDNN_V8=yes`): `-DNAME` (Makefile, compile_commands.json, CMake, Meson), the names in
+    CMake's *_definitions(...), `#cmakedefine NAME` / autoconf `#undef NAME` templates, AC_DEFINE.
+    `options`: a meson.build's meson_options.txt (the options' defaults)."""
     if makefile_name(name):
         return makefile_defines(text)
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return cmake_defines(text)
+    if name == "meson.build":
+        return meson_defines(text, options)
     found = set(_DASH_D.findall(text))
     for m in _CMAKE_DEFINITIONS.finditer(text):
         found.update(_WORD.findall(m.group(0)))
     for m in _TEMPLATE_DEFINE.finditer(text):
         found.add(m.group(1) or m.group(2))
     return dict.fromkeys(found, "")
+
+
+_MESON_STEP = lazy(r"^[ \t]*(if|elif|else|endif)\b([^\n]*)", re.MULTILINE)
+_MESON_OPTION = lazy(r"get_option\s*\(\s*'([\w.-]+)'\s*\)")
+_MESON_DEFAULT = lazy(r"option\s*\(\s*'([\w.-]+)'[^)]*?\bvalue\s*:\s*(true|false)\b", re.DOTALL)
+
+
+def meson_defines(text: str, options: str = "") -> dict[str, str]:
+    """-D flags of a meson.build; those only under `if get_option('cudnn')` where meson_options.txt
+    (`options`) leaves that boolean option false by default carry it: a build option (lc0's USE_CUDNN).
+    A condition with `or`/`not`, or on anything else, is unknown: what it holds counts as defined."""
+    off = {m.group(1) for m in _MESON_DEFAULT.finditer(options) if m.group(2) == "false"}
+    out: dict[str, str] = {}
+    stack: list[str] = []  # per open `if`: the option that leaves its current branch off, or ""
+    at = 0
+    for m in [*_MESON_STEP.finditer(text), None]:
+        end = m.start() if m is not None else len(text)
+        why = next((w for w in stack if w), "")
+        for macro in _DASH_D.findall(_meson_code(text[at:end])):
+            if out.get(macro) != "":
+                out[macro] = why
+        if m is None:
+            break
+        at = m.end()
+        kind, cond = m.group(1), m.group(2).split("#", 1)[0]
+        if kind == "if":
+            stack.append(_meson_off(cond, off))
+        elif kind in ("elif", "else") and stack:
+            stack[-1] = _meson_off(cond, off) if kind == "elif" else ""
+        elif kind == "endif" and stack:
+            stack.pop()
+    return out
+
+
+def _meson_code(text: str) -> str:
+    return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+
+
+def _meson_off(condition: str, off: set[str]) -> str:
+    words = condition.replace("(", " ").replace(")", " ").split()
+    if "or" in words or "not" in words:
+        return ""
+    return next((f"meson option {o}" for o in _MESON_OPTION.findall(condition) if o in off), "")
 
 
 # the CUDA build's own switch (WITH_CUDA, Kokkos_ENABLE_CUDA, `ifeq ($(USE_CUDA),1)`), not CUDA_ARCH

@@ -27,7 +27,7 @@ def settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], sett
     by_folder: dict[str, dict[str, str]] = {}  # build file's folder -> macro -> "" or the option
     for path in build_files(sorted({f.root for f in files})):
         try:
-            found = build_defines(path.read_text(errors="replace"), path.name)
+            found = build_defines(path.read_text(errors="replace"), path.name, _meson_options(path))
         except OSError:
             continue
         _merge_defines(by_folder.setdefault(os.path.abspath(built_from(path)), {}), found)
@@ -42,6 +42,20 @@ def settle_options(files: Sequence[Found], outcomes: Sequence[FileOutcome], sett
             defined = _build_defines_for(os.path.abspath(outcome.path), by_folder)
             defined.update(dict.fromkeys(always, ""))
             outcome.diagnostics = settle(outcome.diagnostics, defined)
+
+
+def _meson_options(path: Path) -> str:
+    """A meson.build's option defaults: meson_options.txt (meson.options since Meson 1.1) beside it or in
+    the folders above it, where the project's top meson.build is."""
+    if path.name != "meson.build":
+        return ""
+    for folder in (path.parent, *path.parent.parents):
+        for name in ("meson.options", "meson_options.txt"):
+            try:
+                return (folder / name).read_text(errors="replace")
+            except OSError:
+                continue
+    return ""
 
 
 def _under(path: str, folder: str) -> bool:
