@@ -18,81 +18,16 @@ devices. Other tests keep HIP302.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-
+from hipify_py.analysis.arch_tests import widened
 from hipify_py.analysis.context import Context
-from hipify_py.analysis.pp_branches import directives
-from hipify_py.analysis.ptx_text import without_equivalents
-from hipify_py.data.detector_data import HIP_PLATFORM_MACRO
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.lexer import COMMENT
 from hipify_py.rules import RuleResult
-from hipify_py.rules.nvcc_guards import NVIDIA_ONLY, unported
 from hipify_py.rules.registry import declare
-from hipify_py.util.lazyre import lazy
 
 _NAME = b"__CUDA_ARCH__"
-_PRESENCE = lazy(rb"defined\s*\(\s*__CUDA_ARCH__\s*\)|defined\s+__CUDA_ARCH__\b")
-_ANY = lazy(rb"\b__CUDA_ARCH__\b")
 _WIDE = b"(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))"
 SETTLED_RULES = frozenset({"HIP302"})
-
-Directive = tuple[int, int, bytes, bytes]
-
-
-def _groups(source: bytes) -> Iterator[list[Directive]]:
-    """The directives of each complete #if ... #endif group (innermost groups first)."""
-    stack: list[list[Directive]] = []
-    for directive in directives(source):
-        kind = directive[2]
-        if kind in (b"if", b"ifdef", b"ifndef"):
-            stack.append([directive])
-        elif stack:
-            stack[-1].append(directive)
-            if kind == b"endif":
-                yield stack.pop()
-
-
-def _presence_spans(directive: Directive, source: bytes) -> list[tuple[int, int]] | None:
-    """Spans to replace for the presence tests of __CUDA_ARCH__ in one condition (for #ifdef/#ifndef:
-    from the keyword to the name), or None when the condition uses the macro otherwise (a comparison,
-    a value) or already tests a HIP macro."""
-    start, end, kind, text = directive
-    at = end - len(text)  # where the condition text starts
-    code = COMMENT.sub(lambda m: b" " * len(m.group()), text)  # offsets kept
-    if _NAME not in code or HIP_PLATFORM_MACRO.search(code):
-        return None
-    if kind in (b"ifdef", b"ifndef"):
-        if code.split() != [_NAME]:
-            return None
-        keyword = source.rindex(kind, start, at)
-        return [(keyword, at + code.index(_NAME) + len(_NAME))]
-    if kind not in (b"if", b"elif"):
-        return None
-    tests = [(at + m.start(), at + m.end()) for m in _PRESENCE.finditer(code)]
-    return tests if tests and len(tests) == len(_ANY.findall(code)) else None
-
-
-def _widened(ctx: Context) -> Iterator[tuple[list[Directive], list[tuple[Directive, list[tuple[int, int]]]]]]:
-    """The #if groups whose __CUDA_ARCH__ presence tests are widened, with those tests' spans."""
-    src = ctx.source
-    if _NAME not in src:
-        return
-    for chain in _groups(src):
-        tests = [(d, spans) for d in chain if (spans := _presence_spans(d, src))]
-        if not tests:
-            continue
-        body = b"".join(src[a[1] : b[0]] for a, b in itertools.pairwise(chain))
-        body = COMMENT.sub(b" ", body)
-        if b"asm" in body:  # assembly with a HIP equivalent is not NVIDIA-only: it is rewritten
-            body = without_equivalents(body)
-        if NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
-            continue
-        if any(ctx.is_protected(d[0]) for d, _ in tests):
-            continue
-        yield chain, tests
 
 
 def compiled_dead(ctx: Context) -> list[tuple[int, int]]:
@@ -102,14 +37,15 @@ def compiled_dead(ctx: Context) -> list[tuple[int, int]]:
     dead = ctx.branches.dead
     if not dead or _NAME not in ctx.source:
         return dead
-    groups = [(chain[0][0], chain[-1][1]) for chain, _ in _widened(ctx)]
+    found = widened(ctx.source, ctx.lacking_names, ctx.is_protected)
+    groups = [(chain[0][0], chain[-1][1]) for chain, _ in found]
     return [(a, b) for a, b in dead if not any(lo <= a and b <= hi for lo, hi in groups)]
 
 
 def widen_device_pass_tests(ctx: Context) -> RuleResult:
     result = RuleResult()
     src = ctx.source
-    for _chain, tests in _widened(ctx):
+    for _chain, tests in widened(ctx.source, ctx.lacking_names, ctx.is_protected):
         for (start, end, kind, _), spans in tests:
             if kind in (b"ifdef", b"ifndef"):
                 negate = b"!" if kind == b"ifndef" else b""

@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from hipify_py.analysis.arch_tests import NVIDIA_ONLY, unported
 from hipify_py.analysis.context import HIP_GUARD, Context
 from hipify_py.analysis.pp_branches import directives
 from hipify_py.data.renames import load_table as _renames_table
 from hipify_py.data.renames import renames_for
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.lexer import COMMENT, IDENTIFIER
+from hipify_py.engine.lexer import COMMENT
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
@@ -47,9 +48,6 @@ _GPU = lazy(
 )
 _NVIDIA_TEST = lazy(rb"\b(?:__NVCC__|__CUDACC__|__CUDA_ARCH__)\b")
 _QUOTED_INCLUDE = lazy(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
-NVIDIA_ONLY = lazy(
-    rb"\b(?:asm|__asm__|__asm|nvcuda|__CUDA_ARCH__|__nvvm\w*)\b|^[ \t]*#[ \t]*pragma[ \t]+(?:nv_|diag_)", re.M
-)
 SETTLED_RULES = frozenset({"HIP303"})
 
 
@@ -91,14 +89,6 @@ def _positive(kind: bytes, text: bytes) -> bool | None:
     return None if m is None else not m.group(1)
 
 
-def unported(ctx: Context, body: bytes) -> bool:
-    """The branch names a CUDA API HIP lacks (cudaDeviceFlushGPUDirectRDMAWrites): nvcc-only code. A name
-    the target renames (`__trap` -> `__builtin_trap`) is ported (Context.lacking_names): else the decision
-    would change once the rename is written (a second run would differ)."""
-    lacking = ctx.lacking_names
-    return bool(lacking) and not lacking.isdisjoint(IDENTIFIER.findall(body))
-
-
 def _gpu(ctx: Context, body: bytes) -> bool:
     if _GPU.search(body) is not None:
         return True
@@ -125,7 +115,7 @@ def rewrite_nvcc_guards(ctx: Context) -> RuleResult:
         body = src[body_start:body_end]
         if ctx.is_protected(start):
             continue  # `#ifdef __NVCC__ ... #elif defined(__HIP__)`: the chain chooses already
-        if not _gpu(ctx, body) or NVIDIA_ONLY.search(body) is not None or unported(ctx, body):
+        if not _gpu(ctx, body) or NVIDIA_ONLY.search(body) is not None or unported(ctx.lacking_names, body):
             continue
         at = src.index(_NAME, start, end)
         result.edits.append(Edit(at, at + len(_NAME), b"__HIPCC__"))

@@ -23,12 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from hipify_py.analysis.arch_tests import Directive, groups
 from hipify_py.analysis.context import Context
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.engine.lexer import COMMENT
 from hipify_py.rules import RuleResult
-from hipify_py.rules.device_pass import Directive, _groups
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
 
@@ -68,7 +68,7 @@ def _definitions(source: bytes, start: int, end: int) -> Iterator[tuple[int, byt
 def _qualifier_macros(ctx: Context) -> Iterator[tuple[int, int, bytes, list[bytes]]]:
     """(#endif line end, name offset, name, device-pass words) of each macro to define again."""
     src = ctx.source
-    for chain in _groups(src):
+    for chain in groups(src):
         spans = _device_branch(chain, src)
         if spans is None:
             continue
