@@ -148,6 +148,7 @@ class Context:
     def branches(self) -> Branches:
         """The file's `#if` analysis (pp_branches): shared by the detectors and translate's filter."""
         # why lazy: rules import this module
+        from hipify_py.analysis.arch_tests import widened
         from hipify_py.analysis.pp_branches import amd_env, dead_branches
         from hipify_py.analysis.toolkit_atoms import opened_atoms
         from hipify_py.analysis.version_tests import TOOLKIT_COMPARE
@@ -171,12 +172,18 @@ class Context:
         known = frozenset()
         if b"_VERSION" in self.source:
             known = frozenset(self.identifiers & self.tables.names.keys())
-        branches = dead_branches(self.source, undefined, hip6, headers, lacking, known=known)
+        # `#ifdef __CUDA_ARCH__` groups rules/device_pass.py widens to hipcc's device pass: compiled there
+        # (and their #else in the host pass), so neither branch is dead, nor the version tests inside
+        overrides: dict[int, int | None] = {}
+        if b"__CUDA_ARCH__" in self.source:
+            for _, tests in widened(self.source, self.lacking_names, self.is_protected):
+                overrides.update((directive[0], None) for directive, _ in tests)
+        branches = dead_branches(self.source, undefined, hip6, headers, lacking, overrides, known)
         if hip6 and TOOLKIT_COMPARE.search(self.source) is not None:
             # `#if CUDART_VERSION >= 9000 && !defined(WITH_CUCUB)`: decided as the rewrite will decide it
             atoms = opened_atoms(self.source, branches, lacking, amd_env(undefined), self.is_protected)
             if atoms:
-                overrides = {start: test.value for start, test in atoms.items()}
+                overrides.update((start, test.value) for start, test in atoms.items())
                 branches = dead_branches(self.source, undefined, hip6, headers, lacking, overrides, known)
             branches.atoms = atoms
         # NV_IF_TARGET(NV_PROVIDES_SM_70, (...)): a block for an NVIDIA architecture, never compiled on AMD

@@ -200,7 +200,8 @@ def _included(ctx: Context, edits: list[Edit], header: bytes) -> bool:
     (`#ifndef __CUDACC__ #define __CUDACC__ #include "cuda_runtime.h" #endif`, for editors and host
     compilers: nvcc includes its runtime itself, and under hipcc that block is skipped)."""
     found = [e.start for e in edits if e.text == header]
-    return bool(found) and any(not _not_nvcc(ctx.source, at) for at in found)
+    src = ctx.source
+    return bool(found) and any(not _not_nvcc(src, at) and not _device_only(src, at) for at in found)
 
 
 _CONDITIONAL = lazy(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.MULTILINE)
@@ -222,6 +223,31 @@ def _not_nvcc(source: bytes, at: int) -> bool:
             stack.pop()
         elif stack:
             stack[-1] = False  # #else/#elif: no longer the test's first branch
+    return any(stack)
+
+
+_DEVICE_PASS = lazy(
+    rb"[ \t]+(?:__CUDA_ARCH__|\(?\s*defined\s*\(?\s*__CUDA_ARCH__\s*\)?\s*\)?)\s*(?://.*|/\*.*)?"
+)
+
+
+def _device_only(source: bytes, at: int) -> bool:
+    """`at` is in the first branch of `#ifdef __CUDA_ARCH__` (`#if defined(__CUDA_ARCH__)`): an include
+    there is in nvcc's device pass only, and in hipcc's (widened, HIP143); the host pass still needs one."""
+    stack: list[bool] = []
+    for m in _CONDITIONAL.finditer(source, 0, at):
+        kind = m.group(1)
+        if kind in (b"if", b"ifdef"):
+            # `#ifdef __CUDA_ARCH__` or `#if defined(__CUDA_ARCH__)`, not `#if __CUDA_ARCH__`
+            text = m.group(2)
+            presence = _DEVICE_PASS.fullmatch(text) is not None
+            stack.append(presence and (kind == b"ifdef") != (b"defined" in text))
+        elif kind == b"ifndef":
+            stack.append(False)
+        elif kind == b"endif" and stack:
+            stack.pop()
+        elif stack:
+            stack[-1] = False
     return any(stack)
 
 

@@ -30,18 +30,6 @@ _WIDE = b"(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))"
 SETTLED_RULES = frozenset({"HIP302"})
 
 
-def compiled_dead(ctx: Context) -> list[tuple[int, int]]:
-    """The branches hipcc never compiles once this rule has widened the device-pass tests: a branch of
-    `#if defined(__CUDA_ARCH__) && defined(__CUDACC__)` (OPS's 16-bit atomicCAS loop) is dead for the
-    code as written and compiled for AMD devices after the rewrite, so the helpers it needs are."""
-    dead = ctx.branches.dead
-    if not dead or _NAME not in ctx.source:
-        return dead
-    found = widened(ctx.source, ctx.lacking_names, ctx.is_protected)
-    groups = [(chain[0][0], chain[-1][1]) for chain, _ in found]
-    return [(a, b) for a, b in dead if not any(lo <= a and b <= hi for lo, hi in groups)]
-
-
 def widen_device_pass_tests(ctx: Context) -> RuleResult:
     result = RuleResult()
     src = ctx.source
@@ -85,5 +73,5 @@ DECLARED = declare(
             "without a HIP counterpart). Other __CUDA_ARCH__ tests are kept and reported (HIP302).",
         ),
     ),
-    fixtures=("guards/device_pass*",),
+    fixtures=("guards/device_pass*", "guards/hip64/device_pass*"),
 )

@@ -24,7 +24,6 @@ from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, operation
 from hipify_py.data.detector_data import PTX_EQUIVALENTS
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
-from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.registry import declare
 
 _SETTLES = frozenset({"HIP204"})
@@ -73,7 +72,7 @@ def live_operations(ctx: Context) -> list[tuple[int, int, bytes]]:
 
 
 def _live(ctx: Context, found: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
-    dead = compiled_dead(ctx) if found else []
+    dead = ctx.branches.dead if found else []
     return [
         r
         for r in found

@@ -41,7 +41,6 @@ from hipify_py.rules.cxx import redefined_names
 from hipify_py.rules.detectors.common import DeviceSpans
 from hipify_py.rules.detectors.host_math import surely_host
 from hipify_py.rules.detectors.overloads import spelled_type
-from hipify_py.rules.device_pass import compiled_dead
 from hipify_py.rules.fp_limits import HELPER as FP_LIMITS
 from hipify_py.rules.fp_limits import fp_limits_uses
 from hipify_py.rules.registry import declare
@@ -76,7 +75,7 @@ def insert_shims(ctx: Context) -> RuleResult:
         pattern = compiled(
             rb"(?<![\w$])(" + b"|".join(sorted(triggers, key=len, reverse=True)) + rb")(?![\w$])"
         )
-        dead = compiled_dead(ctx)
+        dead = ctx.branches.dead
         spans_needed = any(shims[n].device or shims[n].host for n in triggers.values())
         device = DeviceSpans(ctx) if spans_needed else None
         members = member_arguments(ctx)
@@ -176,7 +175,7 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
     if not calls:
         return {}
     found: dict[str, list[tuple[int, int]]] = {}
-    src, dead = ctx.source, compiled_dead(ctx)
+    src, dead = ctx.source, ctx.branches.dead
     pattern = compiled(rb"(?<![\w$.>])(" + b"|".join(calls) + rb")(?=\s*\()")
     for m, where in ctx.code_matches(pattern):
         if where not in REWRITABLE or any(a <= m.start() < b for a, b in dead):
