@@ -103,6 +103,8 @@ def _choose(
     for start, end, text, amd in candidates:
         key = b" ".join(text.split())
         branches = _two_way_branches(source, end)
+        if branches is None and _pragmas_only(source, end):
+            continue  # `#if CUDA_VERSION >= 9000 #pragma GCC diagnostic push #endif` (gloo): either way
         if branches is None and reached and amd is not None and not amd:
             branches = _declaring_branch(source, end, reached)  # its declarations join their opened uses
         # the branch ROCm takes once opened (either, where the hipcc value is unknown: toolkit_atoms.py)
@@ -178,6 +180,22 @@ def backports(source: bytes, line_end: int, known: frozenset[bytes]) -> bool:
     body = source[span[0] : span[1]]
     names = _DEFINE_LINE.findall(body)
     return bool(names) and _OTHER_CODE.search(body) is None and any(n in known for n in names)
+
+
+# a line of a body that changes nothing the compiler builds: a conditional, a pragma, a comment, blank
+_NEUTRAL_LINE = lazy(
+    rb"[ \t]*(?:#[ \t]*(?:if|ifdef|ifndef|elif|else|endif|pragma)\b.*|//.*|/\*.*|\*.*)?", re.DOTALL
+)
+
+
+def _pragmas_only(source: bytes, line_end: int) -> bool:
+    """The one-way group opened on the line ending at `line_end` holds only pragmas (diagnostic pushes
+    and pops) and conditionals around them: taking it or not builds the same code."""
+    span = _one_way_body(source, line_end)
+    if span is None:
+        return False
+    lines = source[span[0] : span[1]].splitlines()
+    return any(b"pragma" in ln for ln in lines) and all(_NEUTRAL_LINE.fullmatch(ln) for ln in lines)
 
 
 def _one_way_body(source: bytes, line_end: int) -> tuple[int, int] | None:
