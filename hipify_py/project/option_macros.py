@@ -38,6 +38,7 @@ BUILD_NAMES = (
     "GNUmakefile",
     "compile_commands.json",
     "configure.ac",
+    "meson.build",
 )
 BUILD_SUFFIXES = (".cmake", ".mk", ".make", ".in", ".ac", ".bazel", ".bzl", "meson.build", ".ninja")
 
