@@ -388,6 +388,8 @@ def test_meson_option_through_the_cli(tmp_path: Path) -> None:
     (root / "src").mkdir()
     (root / "k.cu").rename(root / "src" / "k.cu")
     (root / "opts.h").rename(root / "src" / "opts.h")
-    assert ptx_finding(tmp_path, root / "src")["severity"] == "warning"  # the meson.build above the run
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "warning"
+    (root / "meson_options.txt").write_text(MESON_OPTIONS.replace("value: false", "value: true"))
+    assert ptx_finding(tmp_path, root / "src")["severity"] == "error"  # the meson.build above the run
     (root / "meson_options.txt").write_text(MESON_OPTIONS.replace("value: false", "value: true"))
     assert ptx_finding(tmp_path, root)["severity"] == "error"
