@@ -62,6 +62,7 @@ EVERY_RELEASE = (
     "guards/pass_qualifiers.cu",
     "device/ptx_equivalents_bitfield.cu",
     "device/ptx_equivalents_logic.cu",
+    "device/half_raw_init.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",
     "mixed/else_branch_definition.cu",
