@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from hipify_py.analysis.context import Context
+from hipify_py.analysis.includes import after_last_include
 from hipify_py.engine.diagnostics import Diagnostic
 from hipify_py.engine.edits import Edit
+from hipify_py.engine.source import newline_of
 
 
 def _no_counts() -> Counter[str]:
@@ -51,6 +53,13 @@ class Insertion(NamedTuple):
     @staticmethod
     def helper(at: int, text: bytes) -> Insertion:
         return Insertion(HELPER, at, text)
+
+    @staticmethod
+    def helper_before(ctx: Context, first: int, text: bytes) -> Insertion:
+        """A helper block for uses from `first` on: after the last include above it (analysis/includes.py
+        after_last_include), with `\n` written as the file's newline."""
+        at, lead = after_last_include(ctx, first)
+        return Insertion(HELPER, at, lead + text.replace(b"\n", newline_of(ctx.source)))
 
 
 class RuleResult:

@@ -13,10 +13,8 @@ __half_raw: the helper copies the two 16-bit patterns into it.
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.includes import after_last_include
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import lazy
@@ -101,9 +99,7 @@ def rewrite_half_raw_init(ctx: Context) -> RuleResult:
         result.counts["half_raw_init"] += 1
         first = m.start() if first is None else first
     if first is not None and GUARD not in source:
-        at, lead = after_last_include(ctx, first)
-        nl = newline_of(source)
-        result.requests.append(Insertion.helper(at, lead + HELPERS.replace(b"\n", nl)))
+        result.requests.append(Insertion.helper_before(ctx, first, HELPERS))
     return result
 
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 import re
 
 from hipify_py.analysis.context import Context, Where
-from hipify_py.analysis.includes import after_last_include, helper_blocks
+from hipify_py.analysis.includes import helper_blocks
 from hipify_py.data.versions import compare_versions
 from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
-from hipify_py.engine.source import newline_of
 from hipify_py.rules import Insertion, RuleResult
 from hipify_py.rules.registry import declare
 from hipify_py.util.lazyre import compiled, lazy
@@ -101,9 +100,7 @@ def rewrite_tile_votes(ctx: Context) -> RuleResult:
         result.counts["tile_votes"] += 1
         first = m.start() if first is None else first
     if first is not None and GUARD not in source:
-        at, lead = after_last_include(ctx, first)
-        nl = newline_of(source)
-        result.requests.append(Insertion.helper(at, lead + HELPERS.replace(b"\n", nl)))
+        result.requests.append(Insertion.helper_before(ctx, first, HELPERS))
     return result
 
 
