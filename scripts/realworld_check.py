@@ -734,6 +734,14 @@ def _without_shim_blocks(text: bytes) -> bytes:
 
 
 _CG_SHUFFLE = re.compile(rb"(?<![\w$])hipify_py_(shfl(?:_up|_down|_xor)?)\(([A-Za-z_]\w*(?:\.\w+)*), ")
+# a qualifier macro defined again for hipcc's two passes (rules/pass_qualifiers.py)
+_PASS_QUALIFIER = re.compile(
+    rb"^#if defined\(__HIP__\) /\* hipify-py: clang checks host/device calls in both passes \*/\r?\n"
+    rb"#undef \w+\r?\n#define [^\n]*\r?\n#endif\r?\n",
+    re.M,
+)
+# bits through the helper (rules/half_raw_init.py): `{hipify_py_half_raw(b)}` was `{b}`
+_HALF_RAW = re.compile(rb"\{hipify_py_half2?_raw\((.*?)\)\}", re.S)
 _TILE_VOTE = re.compile(rb"(?<![\w$])hipify_py_tile_(ballot|any|all)\(([A-Za-z_]\w*), ")
 _COMPUTE_TEST = re.compile(
     rb"\((\w+) == HIP_R_64F \|\| \1 == HIP_C_64F \? HIPBLAS_COMPUTE_64F : \1 == HIP_R_16F \? "
@@ -753,6 +761,10 @@ def without_markers(text: bytes) -> bytes:
         text = _CG_SHUFFLE.sub(rb"\2.\1(", text)
     if b"hipify_py_tile_" in text:  # a tile's vote through the helper (rules/tile_votes.py)
         text = _TILE_VOTE.sub(rb"\2.\1(", text)
+    if b"hipify_py_half" in text:
+        text = _HALF_RAW.sub(rb"{\1}", text)
+    if b"clang checks host/device calls" in text:
+        text = _PASS_QUALIFIER.sub(b"", text)
     if b"hipify-py:" not in text:
         return text
     text = _without_shim_blocks(_NAMESPACE_AROUND_SHIM.sub(b"", _WMMA_NAMESPACE.sub(b"", text)))
