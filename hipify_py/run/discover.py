@@ -43,7 +43,8 @@ _SNIFF_BYTES = 8192
 # template `kernels.cu.in`), in a folder that holds CUDA files, is converted when its text holds CUDA
 # code: a kernel or device qualifier, a launch, or a CUDA header included. Not sniffed: the languages and
 # formats that hold CUDA only as text (Python's inline kernels, documentation, notebooks, OpenCL's
-# `__global`), HIP's own `.hip`, build files, and backups; only a source file's usual size is read.
+# `__global`), HIP's own `.hip`, build files, backups and hidden files (an interrupted run's temp files);
+# only a source file's usual size is read.
 _CUDA_TEXT = lazy(
     rb"\b__(?:global|device|host|shared|constant|managed|launch_bounds)__\b|<<<[^<\n;]*>>>"
     rb"|^[ \t]*#[ \t]*include[ \t]*[<\"](?:cuda|cub/|thrust/|cublas|cufft|curand|cusparse|cusolver|nccl)",
@@ -109,6 +110,8 @@ def cuda_text(path: Path) -> bool:
     suffix = os.path.splitext(name)[1].lower()
     if not suffix or suffix in _NOT_SNIFFED or name.endswith("~") or name.startswith(_BUILD_NAME_PREFIXES):
         return False
+    if name.startswith("."):
+        return False  # why: hidden files are editors' swap files and this tool's own temp files (TEMP_MARK)
     try:
         with open(path, "rb") as f:
             text = f.read(_SNIFF_MAX)  # why a limit: a data file of some odd extension may be large
