@@ -37,7 +37,7 @@ _DEFINE = lazy(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*?)[ \t]*$", re.MUL
 _WORDS = frozenset({b"__device__", b"__host__", b"__forceinline__", b"inline", b"__inline__", b"static"})
 
 
-def _device_branch(chain: list[Directive], source: bytes) -> tuple[int, int, int, int] | None:
+def _device_branch(chain: list[Directive]) -> tuple[int, int, int, int] | None:
     """(device branch start, end, host branch start, end) of a two-way `__CUDA_ARCH__` presence group,
     or None. The host branch is empty (start == end) when the group has no #else."""
     if len(chain) not in (2, 3) or chain[-1][2] != b"endif" or (len(chain) == 3 and chain[1][2] != b"else"):
@@ -69,7 +69,7 @@ def _qualifier_macros(ctx: Context) -> Iterator[tuple[int, int, bytes, list[byte
     """(#endif line end, name offset, name, device-pass words) of each macro to define again."""
     src = ctx.source
     for chain in groups(src):
-        spans = _device_branch(chain, src)
+        spans = _device_branch(chain)
         if spans is None:
             continue
         device_at, device_end, host_at, host_end = spans
