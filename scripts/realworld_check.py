@@ -742,6 +742,7 @@ _PASS_QUALIFIER = re.compile(
 )
 # bits through the helper (rules/half_raw_init.py): `{hipify_py_half_raw(b)}` was `{b}`
 _HALF_RAW = re.compile(rb"\{hipify_py_half2?_raw\((.*?)\)\}", re.S)
+_BOUNDARY_MODE = re.compile(rb" hipify_py_boundary_mode\(([^()]*)\)")
 _TILE_VOTE = re.compile(rb"(?<![\w$])hipify_py_tile_(ballot|any|all)\(([A-Za-z_]\w*), ")
 _COMPUTE_TEST = re.compile(
     rb"\((\w+) == HIP_R_64F \|\| \1 == HIP_C_64F \? HIPBLAS_COMPUTE_64F : \1 == HIP_R_16F \? "
@@ -763,6 +764,8 @@ def without_markers(text: bytes) -> bytes:
         text = _TILE_VOTE.sub(rb"\2.\1(", text)
     if b"hipify_py_half" in text:
         text = _HALF_RAW.sub(rb"{\1}", text)
+    if b"hipify_py_boundary_mode(" in text:  # a surface call's mode (rules/surface_modes.py)
+        text = _BOUNDARY_MODE.sub(rb", \1", text)
     if b"clang checks host/device calls" in text:
         text = _PASS_QUALIFIER.sub(b"", text)
     if b"hipify-py:" not in text:

@@ -413,3 +413,25 @@ PTX_SPECIAL_REGISTERS: dict[bytes, bytes] = {
     b"lanemask_ge": b"hipify_py_lanemask_ge()",
     b"lanemask_gt": b"hipify_py_lanemask_gt()",
 }
+
+# CUDA's surface object calls (surface_indirect_functions.h, CUDA 11-13: `surf2Dwrite(T data,
+# cudaSurfaceObject_t, int x, int y, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap)`, the reads also
+# `T surf2Dread<T>(obj, x, y, mode)`) -> the parameters of HIP's (amd_surface_functions.h of ROCm 6.4 and
+# 7.2: the pointer forms only, no boundary mode but surf1Dread's; HIP 5.2's took one more, defaulting to
+# hipBoundaryModeZero, and ignored it). The cubemap-layered calls are not here: CUDA's take one
+# `layerFace` index, HIP's a face and a layer.
+SURFACE_PARAMETERS: dict[bytes, int] = {
+    b"surf1Dread": 3,
+    b"surf1Dwrite": 3,
+    b"surf2Dread": 4,
+    b"surf2Dwrite": 4,
+    b"surf3Dread": 5,
+    b"surf3Dwrite": 5,
+    b"surf1DLayeredread": 4,
+    b"surf1DLayeredwrite": 4,
+    b"surf2DLayeredread": 5,
+    b"surf2DLayeredwrite": 5,
+    b"surfCubemapread": 5,
+    b"surfCubemapwrite": 5,
+}
+SURFACE_CUBEMAP_LAYERED = (b"surfCubemapLayeredread", b"surfCubemapLayeredwrite")
