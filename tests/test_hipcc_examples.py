@@ -60,6 +60,7 @@ EVERY_RELEASE = (
     "overloads/dim3_from_uint3_return.cu",
     "guards/device_pass_ptx_equivalent.cu",
     "guards/pass_qualifiers.cu",
+    "guards/device_pass_adapted_name.cu",
     "device/ptx_equivalents_bitfield.cu",
     "device/ptx_equivalents_logic.cu",
     "device/half_raw_init.cu",

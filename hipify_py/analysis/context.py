@@ -152,7 +152,6 @@ class Context:
         from hipify_py.analysis.pp_branches import amd_env, dead_branches
         from hipify_py.analysis.toolkit_atoms import opened_atoms
         from hipify_py.analysis.version_tests import TOOLKIT_COMPARE
-        from hipify_py.data.adaptations import adapted_words
 
         # guards of CUDA headers HIP has nothing alike for (NVJPEGAPI): never defined under hipcc,
         # unless this file defines them itself
@@ -166,8 +165,7 @@ class Context:
         undefined = frozenset()
         if unmapped:
             undefined = frozenset(unmapped) - set(_DEFINED_NAME.findall(self.source))
-        # a warp *_sync call is written for the target (rules/warp_sync.py) wherever ROCm compiles it
-        lacking = self.lacking_names - adapted_words(self.target) if self.target else self.lacking_names
+        lacking = self.lacking_names
         # names of CUDA's own API, which a block for old toolkits may #define (version_tests.backports)
         known = frozenset()
         if b"_VERSION" in self.source:
@@ -199,14 +197,16 @@ class Context:
 
     @cached
     def lacking_names(self) -> frozenset[bytes]:
-        """CUDA names of this file the tables give no HIP counterpart, for the target (its version renames
-        count: `__trap` has one)."""
-        from hipify_py.data.renames import renames_for  # why lazy: the rename table is loaded on demand
+        """CUDA names of this file the tables give no HIP counterpart, for the target: its version renames
+        count (`__trap` has one), and so do its adaptations (a warp `*_sync` call is written for the target,
+        rules/warp_sync.py; a cache-hint load, rules/cache_hints.py)."""
+        from hipify_py.data.adaptations import adapted_words  # why lazy: tables loaded on demand
+        from hipify_py.data.renames import renames_for
 
         names = self.tables.names
         lacking = {w for w in self.identifiers & names.keys() if names[w].hip is None}
         if lacking and self.target:
-            lacking -= renames_for(self.target).names.keys()
+            lacking -= renames_for(self.target).names.keys() | adapted_words(self.target)
         return frozenset(lacking)
 
     @property
