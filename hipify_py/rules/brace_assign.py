@@ -15,6 +15,7 @@ whose target type cannot be found is left alone, never guessed.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -68,10 +69,11 @@ def fix_brace_assignments(ctx: Context) -> RuleResult:
     facts = load_facts(ctx.options.hip_version)
     if not facts or ctx.identifiers.isdisjoint(facts):
         return result  # the declared type is spelled in the file or not known at all
+    dead = ctx.branches.dead
     for m in _ASSIGN.finditer(ctx.source):
         eq, brace = m.start(), m.end() - 1
-        if ctx.is_protected(eq):
-            continue
+        if ctx.is_protected(eq) or any(a <= eq < b for a, b in dead):
+            continue  # why dead: code hipcc never compiles (pixeltrack's `#ifndef __CUDACC__` emulation)
         node = ctx.root.descendant_for_byte_range(eq, eq + 1)
         assignment = node.parent if node is not None else None
         if assignment is None or assignment.type != "assignment_expression" or assignment.has_error:
@@ -85,7 +87,7 @@ def fix_brace_assignments(ctx: Context) -> RuleResult:
             continue
         found = _target_type(ctx.source, left, ctx.root)
         fact = facts.get(found) if found is not None else None
-        if fact is None:
+        if fact is None or _defined_here(ctx.source, found):
             continue
         count = len(elements)
         if count in fact.rewrite:
@@ -105,6 +107,13 @@ def fix_brace_assignments(ctx: Context) -> RuleResult:
                 )
             )
     return result
+
+
+def _defined_here(source: bytes, name: bytes) -> bool:
+    """The file defines a type of that name itself (`namespace compat { struct dim3 {...}; }`): the
+    user's, not CUDA's."""
+    pattern = rb"\b(?:struct|class|union)\s+" + re.escape(name) + rb"\s*(?:final\s*)?[:{]"
+    return re.search(pattern, source) is not None
 
 
 def _target_type(source: bytes, left: Node, root: Node) -> bytes | None:
