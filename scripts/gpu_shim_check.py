@@ -111,6 +111,14 @@ _PTX_OF = {
     "hipify_py_bfi_b32": ("bfi.b32 %0, %1, %2, %3, %4;", "unsigned int", "r", "rrrr"),
     "hipify_py_bfi_b64": ("bfi.b64 %0, %1, %2, %3, %4;", "unsigned long long", "l", "llrr"),
     "hipify_py_prmt_b32": ("prmt.b32 %0, %1, %2, %3;", "unsigned int", "r", "rrr"),
+    "hipify_py_bfind_u32": ("bfind.u32 %0, %1;", "unsigned int", "r", "r"),
+    "hipify_py_bfind_s32": ("bfind.s32 %0, %1;", "unsigned int", "r", "r"),
+    "hipify_py_bfind_u64": ("bfind.u64 %0, %1;", "unsigned int", "r", "l"),
+    "hipify_py_bfind_s64": ("bfind.s64 %0, %1;", "unsigned int", "r", "l"),
+    "hipify_py_bfind_shiftamt_u32": ("bfind.shiftamt.u32 %0, %1;", "unsigned int", "r", "r"),
+    "hipify_py_bfind_shiftamt_s32": ("bfind.shiftamt.s32 %0, %1;", "unsigned int", "r", "r"),
+    "hipify_py_bfind_shiftamt_u64": ("bfind.shiftamt.u64 %0, %1;", "unsigned int", "r", "l"),
+    "hipify_py_bfind_shiftamt_s64": ("bfind.shiftamt.s64 %0, %1;", "unsigned int", "r", "l"),
 }
 
 

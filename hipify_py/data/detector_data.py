@@ -389,6 +389,16 @@ PTX_OPERATIONS: dict[bytes, tuple[bytes, bytes, bytes]] = {
     b"mul.hi.s32": (b"r", b"rr", b"__mulhi"),
     b"mul.hi.u64": (b"l", b"ll", b"__umul64hi"),
     b"mul.hi.s64": (b"l", b"ll", b"__mul64hi"),
+    # the most significant (non-sign) bit's position, or the shift that moves it to the top: helpers with
+    # PTX's semantics, -1 when there is none (mappings/hand-kept/shims.yaml, source ptx_find_msb)
+    b"bfind.u32": (b"r", b"r", b"hipify_py_bfind_u32"),
+    b"bfind.s32": (b"r", b"r", b"hipify_py_bfind_s32"),
+    b"bfind.u64": (b"r", b"l", b"hipify_py_bfind_u64"),
+    b"bfind.s64": (b"r", b"l", b"hipify_py_bfind_s64"),
+    b"bfind.shiftamt.u32": (b"r", b"r", b"hipify_py_bfind_shiftamt_u32"),
+    b"bfind.shiftamt.s32": (b"r", b"r", b"hipify_py_bfind_shiftamt_s32"),
+    b"bfind.shiftamt.u64": (b"r", b"l", b"hipify_py_bfind_shiftamt_u64"),
+    b"bfind.shiftamt.s64": (b"r", b"l", b"hipify_py_bfind_shiftamt_s64"),
     # byte permute (default mode: a selector's top bit replicates the chosen byte's sign, which HIP's
     # __byte_perm ignores) and the three-input logic operation of a truth table: helpers with PTX's
     # semantics (mappings/hand-kept/shims.yaml, source ptx_byte_logic)
