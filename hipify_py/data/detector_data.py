@@ -445,3 +445,14 @@ SURFACE_PARAMETERS: dict[bytes, int] = {
     b"surfCubemapwrite": 5,
 }
 SURFACE_CUBEMAP_LAYERED = (b"surfCubemapLayeredread", b"surfCubemapLayeredwrite")
+
+# The names CUB declares in its namespace that code reaches through a wrapped namespace
+# (`CUB_NS_QUALIFIER ::ls::cub`, CUB_WRAPPED_NAMESPACE: `ls::cub::DeviceReduce`): the device-wide,
+# block and warp algorithms, the iterators, operators and utilities of cub/cub.cuh (CUB 1.x-2.x). A name
+# outside the list after `X::cub::` is a project's own nested namespace (`mylib::cub::x`).
+CUB_WRAPPED_NAMES = (
+    rb"(?:Device|Block|Warp)[A-Z]\w*|\w*Iterator|CachingDeviceAllocator|KeyValuePair|DoubleBuffer|Sum|Max|"
+    rb"Min|ArgMax|ArgMin|Equality|Inequality|CastOp|NumericTraits|Traits|FpLimits|NullType|Int2Type|"
+    rb"Uninitialized|RowMajorTid|LaneId|WarpId|ThreadLoad|ThreadStore|Debug|PtxVersion|SmVersion|"
+    rb"ShuffleIndex|ShuffleUp|ShuffleDown|SyncStream|MaxSmOccupancy|(?:LOAD|STORE|BLOCK|WARP)_[A-Z_]+"
+)
