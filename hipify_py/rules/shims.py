@@ -187,12 +187,33 @@ def overload_uses(ctx: Context, target: str) -> dict[str, list[tuple[int, int]]]
             if call is None or len(call.args) <= spec.arg:
                 continue
             spelled = spelled_type(ctx, call.text(src, spec.arg), m.start(), spec.pointer)
-            if spec.hip_types:  # a spelled type but one HIP's own overloads take (a typedef: c_number)
+            if spelled is not None and _maybe_any(ctx, spelled, m.start(), spec.types):
+                found.setdefault(shim.name, []).append(m.span(1))
+            elif spec.hip_types:  # a spelled type but one HIP's own overloads take (a typedef: c_number)
                 if spelled is not None and spelled.decode() not in spec.hip_types:
                     found.setdefault(shim.name, []).append(m.span(1))
             elif spelled is not None and spelled.decode() in spec.types:
                 found.setdefault(shim.name, []).append(m.span(1))
     return found
+
+
+def _maybe_any(ctx: Context, spelled: bytes, at: int, types: Iterable[str]) -> bool:
+    """The argument's type is a template parameter of a template around the call, and the file names one
+    of the overload's types: an instantiation with it calls for the overload (lightseq's `atomicAdd(&
+    grad[0], v)` with `T* grad`, T = __half). An overload no instantiation calls is never used."""
+    if not any(t.encode() in ctx.identifiers for t in types):
+        return False
+    node = ctx.root.descendant_for_byte_range(at, at)
+    while node is not None:
+        if node.type == "template_declaration":
+            params = node.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else ():
+                if param.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                    name = next((c for c in param.named_children if c.type == "type_identifier"), None)
+                    if name is not None and ctx.source[name.start_byte : name.end_byte] == spelled:
+                        return True
+        node = node.parent
+    return False
 
 
 def _register_reads(ctx: Context, shims: dict[str, Shim]) -> list[tuple[str, tuple[int, int]]]:
