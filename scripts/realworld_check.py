@@ -430,6 +430,7 @@ def _ptx_builtins(text: bytes) -> bytes:
     from hipify_py.analysis.ptx_text import (
         ASM_STATEMENT,
         asm_key,
+        loads,
         moves,
         operations,
         prefetches,
@@ -440,7 +441,7 @@ def _ptx_builtins(text: bytes) -> bytes:
     text = ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(asm_key(m.group(1)), m.group()), text)
     out, pos = [], 0
     for start, end, assignment in sorted(
-        moves(text) + prefetches(text) + special_reads(text) + operations(text)
+        moves(text) + prefetches(text) + special_reads(text) + operations(text) + loads(text)
     ):
         out += [text[pos:start], assignment]
         pos = end
@@ -486,7 +487,22 @@ def _value_rewrites(text: bytes) -> bytes:
         text = re.sub(
             rb"(?<![\w$:.>])(?:(?:struct|class)\s+)?(?:" + names + rb")\b(?!\s*[;{:])", b"void", text
         )
+    if b"::cub" in text:  # CUB in a wrapped namespace (rules/cub_wrapped.py, HIP238)
+        from hipify_py.rules.cub_wrapped import _WRAPPED
+
+        text = _WRAPPED.sub(lambda m: m.group().replace(m.group(1), b"hipcub", 1), text)
+    text = macro_pragmas(text)
     return _DEFINE.sub(lambda m: m.group().replace(m.group(1), LIBRARY_PREFIXES[m.group(1)], 1), text)
+
+
+_MACRO_PRAGMA = re.compile(
+    rb'^([ \t]*#[ \t]*define[ \t]+\w+)[ \t]+#[ \t]*pragma[ \t]+([^\n\\"/]*?)[ \t]*(?=\r?$)', re.M
+)
+
+
+def macro_pragmas(text: bytes) -> bytes:
+    """The original with `#define M #pragma X` written `_Pragma("X")` (rules/macro_pragmas.py, HIP237)."""
+    return _MACRO_PRAGMA.sub(rb'\1 _Pragma("\2")', text) if b"pragma" in text else text
 
 
 def _paste_prefixes(text: bytes) -> dict[bytes, bytes]:
@@ -667,7 +683,9 @@ def check_file(
         problems.append(
             Problem("idempotence", path, check_outside(marked, twice, canon) or _first_diff(marked, twice))
         )
-    detail = check_literals(_ptx_builtins(source), _ptx_builtins(_without_adaptation_texts(once)))
+    detail = check_literals(
+        macro_pragmas(_ptx_builtins(source)), _ptx_builtins(_without_adaptation_texts(once))
+    )
     if detail:
         problems.append(Problem("literals", path, detail))
     detail = check_outside(source, once, canon)

@@ -65,6 +65,7 @@ EVERY_RELEASE = (
     "device/ptx_equivalents_logic.cu",
     "device/half_raw_init.cu",
     "device/ptx_equivalents_find.cu",
+    "device/ptx_equivalents_load.cu",
     "device/surface_modes.cu",
     "extras/grid_constant.cu",
     "vector_ops/compound_void_prototypes.cu",

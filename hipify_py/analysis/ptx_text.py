@@ -88,13 +88,86 @@ def operations(source: bytes) -> list[tuple[int, int, bytes]]:
     return found
 
 
+# asm [volatile] ("ld.global[.<cache op>][.v2|.v4].<type>[.v2|.v4] <%0 or {%0, %1...}>, [%<k>];" : the
+# outputs `"=<c>"(x)`, then the address operand: its constraint "l"/"r" or a macro standing for one
+# (LULESH's `__PTR(ptr)`); the operands are read by _operand
+_LOAD = lazy(
+    _ASM_OPEN
+    + rb'"\s*ld\.global(?:\.(ca|cg|cs|lu|cv|nc))?(?:\.nc)?(\.v[24])?\.([bsuf](?:16|32|64))(\.v[24])?\s+'
+    + rb'(%0|\{\s*%0(?:\s*,\s*%[1-3])*\s*\})\s*,\s*\[\s*%([1-4])\s*\]\s*;?\s*"\s*:'
+)
+_OUTPUT = lazy(rb'\s*,?\s*"=([hrlfd])"\s*\(')
+_ADDRESS = lazy(rb'\s*:\s*(?:"[lr]"|[A-Za-z_]\w*)\s*\(')
+# an address evaluated once per element of a vector load: names, members, indexes, + and - only
+_PLAIN_ADDRESS = lazy(rb"[\w\s.+\-\[\]>]+")
+_LOAD_TYPES = {
+    b"s16": (b"short", b"h"),
+    b"u16": (b"unsigned short", b"h"),
+    b"b16": (b"unsigned short", b"h"),
+    b"s32": (b"int", b"r"),
+    b"u32": (b"unsigned int", b"r"),
+    b"b32": (b"unsigned int", b"r"),
+    b"s64": (b"long long", b"l"),
+    b"u64": (b"unsigned long long", b"l"),
+    b"b64": (b"unsigned long long", b"l"),
+    b"f32": (b"float", b"f"),
+    b"f64": (b"double", b"d"),
+}
+
+
+def loads(source: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, assignment) of each global load with a cache operator (`asm("ld.global.cg.f32 %0,
+    [%1];" : "=f"(r) : "l"(p))` -> `((r) = *(const float*)(p))`; LULESH's sm_utils.inl). The operator is a
+    hint (PTX ISA, Cache Operators), as for CUDA's __ldcg, which HIP's own overloads load plainly; `.cv`
+    (fetch again, never cached) is a volatile load. A vector load assigns each element."""
+    found = []
+    for m in _LOAD.finditer(source):
+        if m.group(2) and m.group(4):
+            continue
+        ctype, constraint = _LOAD_TYPES.get(m.group(3), (b"", b""))
+        width = int((m.group(2) or m.group(4) or b".v1")[2:])
+        outs_wanted = 1 if m.group(5) == b"%0" else m.group(5).count(b"%")
+        if not ctype or outs_wanted != width or int(m.group(6)) != width:
+            continue
+        outs, at = [], m.end()
+        for _ in range(width):
+            given = _OUTPUT.match(source, at)
+            span = (
+                _operand(source, given.end()) if given is not None and given.group(1) == constraint else None
+            )
+            if span is None:
+                break
+            outs.append(source[span[0] : span[1]])
+            at = span[1] + 1
+        given = _ADDRESS.match(source, at) if len(outs) == width else None
+        address = _operand(source, given.end()) if given is not None else None
+        close = _CLOBBER_CLOSE.match(source, address[1] + 1) if address is not None else None
+        if address is None or close is None:
+            continue
+        where = source[address[0] : address[1]]
+        if width > 1 and _PLAIN_ADDRESS.fullmatch(where) is None:
+            continue  # why: the address is written once per element
+        pointer = b"(const " + (b"volatile " if m.group(1) == b"cv" else b"") + ctype + b"*)(" + where + b")"
+        if width == 1:
+            text = b"((" + outs[0] + b") = *" + pointer + b")"
+        else:
+            text = (
+                b"((void)("
+                + b", ".join(b"(%s) = (%s)[%d]" % (o, pointer, k) for k, o in enumerate(outs))
+                + b"))"
+            )
+        found.append((m.start(), close.end(), text))
+    return found
+
+
 def without_equivalents(text: bytes) -> bytes:
     """`text` with every inline PTX statement this rule rewrites blanked out (rules/device_pass.py asks:
     a device-pass branch whose assembly all has HIP equivalents holds no NVIDIA-only code)."""
     spans = [
         (m.start(), m.end()) for m in ASM_STATEMENT.finditer(text) if asm_key(m.group(1)) in PTX_EQUIVALENTS
     ]
-    spans += [(a, b) for a, b, _ in moves(text) + prefetches(text) + special_reads(text) + operations(text)]
+    forms = moves(text) + prefetches(text) + special_reads(text) + operations(text) + loads(text)
+    spans += [(a, b) for a, b, _ in forms]
     for start, end in sorted(spans, reverse=True):
         text = text[:start] + b" " * (end - start) + text[end:]
     return text

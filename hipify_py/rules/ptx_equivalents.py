@@ -15,12 +15,24 @@ lanes of HIP's 64-bit mask, so it gets HIP202 as a 32-bit mask does.
 
 A prefetch (`asm("prefetch.global.L1 [%0];" :: "l"(p))`, `prefetchu.L1`, `prefetch.global.L2::evict_last`,
 GROMACS' halo exchange) is a cache hint with no effect on any value: its address is evaluated and
-discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the line anyway."""
+discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the line anyway.
+
+A global load with a cache operator (`asm("ld.global.cg.f32 %0, [%1];" : "=f"(r) : "l"(p))`, scalar or
+.v2/.v4; LULESH's sm_utils.inl) is a load of the type: `((r) = *(const float*)(p))`, a volatile one for
+`.cv`; the operator is a hint, as for CUDA's __ldcg, which HIP's own overloads load plainly."""
 
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
-from hipify_py.analysis.ptx_text import ASM_STATEMENT, asm_key, moves, operations, prefetches, special_reads
+from hipify_py.analysis.ptx_text import (
+    ASM_STATEMENT,
+    asm_key,
+    loads,
+    moves,
+    operations,
+    prefetches,
+    special_reads,
+)
 from hipify_py.data.detector_data import PTX_EQUIVALENTS
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
@@ -40,13 +52,20 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
-    if b"mov." in ctx.source or b"prefetch" in ctx.source or b"%1" in ctx.source:
+    if (
+        b"mov." in ctx.source
+        or b"prefetch" in ctx.source
+        or b"%1" in ctx.source
+        or b"ld.global" in ctx.source
+    ):
         _operand_forms(ctx, result)
     return result
 
 
 def _operand_forms(ctx: Context, result: RuleResult) -> None:
     found = moves(ctx.source) + prefetches(ctx.source) + live_special_reads(ctx) + live_operations(ctx)
+    if b"ld.global" in ctx.source:
+        found += _live(ctx, loads(ctx.source))
     for start, end, text in found:
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
