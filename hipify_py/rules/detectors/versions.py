@@ -187,8 +187,9 @@ DECLARED = declare(
             "cuda-arch-macro",
             Severity.WARNING,
             "__CUDA_ARCH__ test",
-            "Use `__HIP_DEVICE_COMPILE__` for 'device pass' tests and feature macros (__gfx90a__, "
-            "__AMDGCN_WAVEFRONT_SIZE) for architecture checks.",
+            "Use `__HIP_DEVICE_COMPILE__` for 'device pass' tests and the architecture macros (__gfx90a__, "
+            "__gfx942__) for architecture checks; the wavefront size is `warpSize` (ROCm 7's clang no longer "
+            "predefines __AMDGCN_WAVEFRONT_SIZE).",
             "hipcc does not define __CUDA_ARCH__; `#ifdef __CUDA_ARCH__` device-only paths and "
             "compute-capability comparisons (>= 700) never match on AMD, and `#ifndef __CUDA_ARCH__` host "
             "paths are compiled for the AMD device. Conditions that select on AMD what they select on every "
