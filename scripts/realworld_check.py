@@ -429,8 +429,8 @@ def _ptx_builtins(text: bytes) -> bytes:
         return text
     from hipify_py.analysis.ptx_text import (
         ASM_STATEMENT,
+        accesses,
         asm_key,
-        loads,
         moves,
         operations,
         prefetches,
@@ -441,7 +441,7 @@ def _ptx_builtins(text: bytes) -> bytes:
     text = ASM_STATEMENT.sub(lambda m: PTX_EQUIVALENTS.get(asm_key(m.group(1)), m.group()), text)
     out, pos = [], 0
     for start, end, assignment in sorted(
-        moves(text) + prefetches(text) + special_reads(text) + operations(text) + loads(text)
+        moves(text) + prefetches(text) + special_reads(text) + operations(text) + accesses(text)
     ):
         out += [text[pos:start], assignment]
         pos = end

@@ -3,6 +3,8 @@ the text (rules/device_pass.py and scripts/realworld_check.py read them too)."""
 
 from __future__ import annotations
 
+import re
+
 from hipify_py.data.detector_data import PTX_EQUIVALENTS, PTX_OPERATIONS, PTX_SPECIAL_REGISTERS
 from hipify_py.util.lazyre import lazy
 
@@ -88,19 +90,29 @@ def operations(source: bytes) -> list[tuple[int, int, bytes]]:
     return found
 
 
-# asm [volatile] ("ld.global[.<cache op>][.v2|.v4].<type>[.v2|.v4] <%0 or {%0, %1...}>, [%<k>];" : the
-# outputs `"=<c>"(x)`, then the address operand: its constraint "l"/"r" or a macro standing for one
+# asm [volatile] ("ld[.volatile].global[.<cache op>][.v2|.v4].<type>[.v2|.v4] <%0 or {%0, %1...}>, [%<k>];"
+# : the outputs `"=<c>"(x)`, then the address operand: its constraint "l"/"r" or a macro standing for one
 # (LULESH's `__PTR(ptr)`); the operands are read by _operand
 _LOAD = lazy(
     _ASM_OPEN
-    + rb'"\s*ld\.global(?:\.(ca|cg|cs|lu|cv|nc))?(?:\.nc)?(\.v[24])?\.([bsuf](?:16|32|64))(\.v[24])?\s+'
-    + rb'(%0|\{\s*%0(?:\s*,\s*%[1-3])*\s*\})\s*,\s*\[\s*%([1-4])\s*\]\s*;?\s*"\s*:'
+    + rb'"\s*ld\.(?:weak\.|(?P<volatile>volatile)\.)?global(?:\.(?P<op>ca|cg|cs|lu|cv|nc))?(?:\.nc)?'
+    + rb"(?P<v1>\.v[24])?\.(?P<type>[bsuf](?:16|32|64))(?P<v2>\.v[24])?\s+"
+    + rb'(?P<regs>%0|\{\s*%0(?:\s*,\s*%[1-3])*\s*\})\s*,\s*\[\s*%(?P<at>[1-4])\s*\]\s*;?\s*"\s*:'
+)
+# asm [volatile] ("st[.volatile].global[.<cache op>][.vN].<type>[.vN] [%0], <%1 or {%1, %2...}>;" :: the
+# address operand, then the values
+_STORE = lazy(
+    _ASM_OPEN
+    + rb'"\s*st\.(?:weak\.|(?P<volatile>volatile)\.)?global(?:\.(?P<op>wb|cg|cs|wt))?'
+    + rb"(?P<v1>\.v[24])?\.(?P<type>[bsuf](?:16|32|64))(?P<v2>\.v[24])?\s+"
+    + rb'\[\s*%0\s*\]\s*,\s*(?P<regs>%1|\{\s*%1(?:\s*,\s*%[2-4])*\s*\})\s*;?\s*"\s*:\s*:'
 )
 _OUTPUT = lazy(rb'\s*,?\s*"=([hrlfd])"\s*\(')
-_ADDRESS = lazy(rb'\s*:\s*(?:"[lr]"|[A-Za-z_]\w*)\s*\(')
-# an address evaluated once per element of a vector load: names, members, indexes, + and - only
+_VALUE = lazy(rb'\s*,\s*"([hrlfd])"\s*\(')
+_ADDRESS = lazy(rb'\s*:?\s*(?:"[lr]"|[A-Za-z_]\w*)\s*\(')
+# an address written once per element of a vector access: names, members, indexes, + and - only
 _PLAIN_ADDRESS = lazy(rb"[\w\s.+\-\[\]>]+")
-_LOAD_TYPES = {
+_ACCESS_TYPES = {
     b"s16": (b"short", b"h"),
     b"u16": (b"unsigned short", b"h"),
     b"b16": (b"unsigned short", b"h"),
@@ -115,31 +127,56 @@ _LOAD_TYPES = {
 }
 
 
-def loads(source: bytes) -> list[tuple[int, int, bytes]]:
+def _shape(m: re.Match[bytes], first: int) -> tuple[bytes, bytes, int] | None:
+    """(C type, register constraint, element count) of a load or store, when its registers are `%first`
+    on, one per element."""
+    if m.group("v1") and m.group("v2"):
+        return None
+    ctype, constraint = _ACCESS_TYPES.get(m.group("type"), (b"", b""))
+    width = int((m.group("v1") or m.group("v2") or b".v1")[2:])
+    regs = m.group("regs")
+    numbers = [int(r) for r in re.findall(rb"%(\d)", regs)]
+    if not ctype or numbers != list(range(first, first + width)):
+        return None
+    return ctype, constraint, width
+
+
+def _operands(source: bytes, at: int, pattern: re.Pattern[bytes], constraint: bytes, count: int) -> list:
+    """`count` operands of `constraint` from `at`: their texts and the offset after the last."""
+    found: list[bytes] = []
+    for _ in range(count):
+        given = pattern.match(source, at)
+        span = _operand(source, given.end()) if given is not None and given.group(1) == constraint else None
+        if span is None:
+            return []
+        found.append(source[span[0] : span[1]])
+        at = span[1] + 1
+    return [found, at]
+
+
+def _pointer(m: re.Match[bytes], ctype: bytes, where: bytes, const: bytes) -> bytes:
+    volatile = m.group("volatile") or m.group("op") == b"cv"
+    return b"(" + const + (b"volatile " if volatile else b"") + ctype + b"*)(" + where + b")"
+
+
+def _each(parts: list[bytes]) -> bytes:
+    return b"((void)(" + b", ".join(parts) + b"))"
+
+
+def accesses(source: bytes) -> list[tuple[int, int, bytes]]:
     """(start, end, assignment) of each global load with a cache operator (`asm("ld.global.cg.f32 %0,
-    [%1];" : "=f"(r) : "l"(p))` -> `((r) = *(const float*)(p))`; LULESH's sm_utils.inl). The operator is a
-    hint (PTX ISA, Cache Operators), as for CUDA's __ldcg, which HIP's own overloads load plainly; `.cv`
-    (fetch again, never cached) is a volatile load. A vector load assigns each element."""
+    [%1];" : "=f"(r) : "l"(p))` -> `((r) = *(const float*)(p))`; LULESH's sm_utils.inl) and each global
+    store (`st.global.cs.f32 [%0], %1;` -> `(*(float*)(p) = (v))`). The operator is a hint (PTX ISA, Cache
+    Operators), as for CUDA's __ldcg/__stcs, which HIP's own overloads access plainly; `.cv` (fetch
+    again) and `.volatile` are volatile accesses. A vector access takes each element."""
     found = []
     for m in _LOAD.finditer(source):
-        if m.group(2) and m.group(4):
+        shape = _shape(m, 0)
+        if shape is None or int(m.group("at")) != shape[2]:
             continue
-        ctype, constraint = _LOAD_TYPES.get(m.group(3), (b"", b""))
-        width = int((m.group(2) or m.group(4) or b".v1")[2:])
-        outs_wanted = 1 if m.group(5) == b"%0" else m.group(5).count(b"%")
-        if not ctype or outs_wanted != width or int(m.group(6)) != width:
-            continue
-        outs, at = [], m.end()
-        for _ in range(width):
-            given = _OUTPUT.match(source, at)
-            span = (
-                _operand(source, given.end()) if given is not None and given.group(1) == constraint else None
-            )
-            if span is None:
-                break
-            outs.append(source[span[0] : span[1]])
-            at = span[1] + 1
-        given = _ADDRESS.match(source, at) if len(outs) == width else None
+        ctype, constraint, width = shape
+        outs = _operands(source, m.end(), _OUTPUT, constraint, width)
+        given = _ADDRESS.match(source, outs[1]) if outs else None
         address = _operand(source, given.end()) if given is not None else None
         close = _CLOBBER_CLOSE.match(source, address[1] + 1) if address is not None else None
         if address is None or close is None:
@@ -147,15 +184,35 @@ def loads(source: bytes) -> list[tuple[int, int, bytes]]:
         where = source[address[0] : address[1]]
         if width > 1 and _PLAIN_ADDRESS.fullmatch(where) is None:
             continue  # why: the address is written once per element
-        pointer = b"(const " + (b"volatile " if m.group(1) == b"cv" else b"") + ctype + b"*)(" + where + b")"
-        if width == 1:
-            text = b"((" + outs[0] + b") = *" + pointer + b")"
-        else:
-            text = (
-                b"((void)("
-                + b", ".join(b"(%s) = (%s)[%d]" % (o, pointer, k) for k, o in enumerate(outs))
-                + b"))"
-            )
+        pointer = _pointer(m, ctype, where, b"const ")
+        parts = [b"(%s) = (%s)[%d]" % (o, pointer, k) for k, o in enumerate(outs[0])]
+        text = (
+            b"((" + outs[0][0] + b") = *" + pointer + b")"
+            if width == 1
+            else b"((void)(" + b", ".join(parts) + b"))"
+        )
+        found.append((m.start(), close.end(), text))
+    for m in _STORE.finditer(source):
+        shape = _shape(m, 1)
+        if shape is None:
+            continue
+        ctype, constraint, width = shape
+        given = _ADDRESS.match(source, m.end())
+        address = _operand(source, given.end()) if given is not None else None
+        values = _operands(source, address[1] + 1, _VALUE, constraint, width) if address is not None else []
+        close = _CLOBBER_CLOSE.match(source, values[1]) if values else None
+        if address is None or close is None:
+            continue
+        where = source[address[0] : address[1]]
+        if width > 1 and _PLAIN_ADDRESS.fullmatch(where) is None:
+            continue
+        pointer = _pointer(m, ctype, where, b"")
+        parts = [b"(%s)[%d] = (%s)" % (pointer, k, v) for k, v in enumerate(values[0])]
+        text = (
+            b"(*" + pointer + b" = (" + values[0][0] + b"))"
+            if width == 1
+            else b"((void)(" + b", ".join(parts) + b"))"
+        )
         found.append((m.start(), close.end(), text))
     return found
 
@@ -166,7 +223,7 @@ def without_equivalents(text: bytes) -> bytes:
     spans = [
         (m.start(), m.end()) for m in ASM_STATEMENT.finditer(text) if asm_key(m.group(1)) in PTX_EQUIVALENTS
     ]
-    forms = moves(text) + prefetches(text) + special_reads(text) + operations(text) + loads(text)
+    forms = moves(text) + prefetches(text) + special_reads(text) + operations(text) + accesses(text)
     spans += [(a, b) for a, b, _ in forms]
     for start, end in sorted(spans, reverse=True):
         text = text[:start] + b" " * (end - start) + text[end:]

@@ -17,17 +17,18 @@ A prefetch (`asm("prefetch.global.L1 [%0];" :: "l"(p))`, `prefetchu.L1`, `prefet
 GROMACS' halo exchange) is a cache hint with no effect on any value: its address is evaluated and
 discarded, `((void)(p))`, as on an AMD GPU the load that follows fetches the line anyway.
 
-A global load with a cache operator (`asm("ld.global.cg.f32 %0, [%1];" : "=f"(r) : "l"(p))`, scalar or
-.v2/.v4; LULESH's sm_utils.inl) is a load of the type: `((r) = *(const float*)(p))`, a volatile one for
-`.cv`; the operator is a hint, as for CUDA's __ldcg, which HIP's own overloads load plainly."""
+A global load or store with a cache operator (`asm("ld.global.cg.f32 %0, [%1];" : "=f"(r) : "l"(p))`,
+`st.global.cs`, scalar or .v2/.v4; LULESH's sm_utils.inl) is an access of the type: `((r) = *(const
+float*)(p))`, a volatile one for `.cv` and `.volatile`; the operator is a hint, as for CUDA's __ldcg and
+__stcs, which HIP's own overloads access plainly."""
 
 from __future__ import annotations
 
 from hipify_py.analysis.context import REWRITABLE, Context
 from hipify_py.analysis.ptx_text import (
     ASM_STATEMENT,
+    accesses,
     asm_key,
-    loads,
     moves,
     operations,
     prefetches,
@@ -52,20 +53,15 @@ def adapt_ptx_equivalents(ctx: Context) -> RuleResult:
         result.edits.append(Edit(m.start(), m.end(), hip))
         result.settled.append((m.start(), m.end(), _SETTLES))
         result.counts["ptx_equivalents"] += 1
-    if (
-        b"mov." in ctx.source
-        or b"prefetch" in ctx.source
-        or b"%1" in ctx.source
-        or b"ld.global" in ctx.source
-    ):
+    if b"mov." in ctx.source or b"prefetch" in ctx.source or b"%1" in ctx.source or b".global" in ctx.source:
         _operand_forms(ctx, result)
     return result
 
 
 def _operand_forms(ctx: Context, result: RuleResult) -> None:
     found = moves(ctx.source) + prefetches(ctx.source) + live_special_reads(ctx) + live_operations(ctx)
-    if b"ld.global" in ctx.source:
-        found += _live(ctx, loads(ctx.source))
+    if b".global" in ctx.source:
+        found += _live(ctx, accesses(ctx.source))
     for start, end, text in found:
         if ctx.is_protected(start) or ctx.classify(start, start + 3) not in REWRITABLE:
             continue
