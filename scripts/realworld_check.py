@@ -390,7 +390,9 @@ def check_outside(before: bytes, after: bytes, canon: Canon) -> str | None:
 # `#if __CUDACC__` -> `#if defined(__HIPCC__)`), compared in one spelling
 _IFDEF = re.compile(rb"^([ \t]*#[ \t]*)if(n?)def[ \t]+(\w+)", re.MULTILINE)
 _DEFINED = re.compile(rb"\bdefined[ \t]*(?:\([ \t]*(\w+)[ \t]*\)|[ \t]+(\w+))")
-_DEVICE_PASS = re.compile(rb"\(defined\(__CUDA_ARCH__\) \|\| defined\(__HIP_DEVICE_COMPILE__\)\)")
+_DEVICE_PASS = re.compile(
+    rb"\(defined\(__CUDA_ARCH__\) \|\| defined\((?:__HIP_DEVICE_COMPILE__|__HIPCC__)\)\)"
+)
 _AMD_TURN = re.compile(
     rb"^([ \t]*#[ \t]*(?:el)?if) \((.*)\) (?:\|\| |&& !)defined\(__HIP_PLATFORM_AMD__\)", re.MULTILINE
 )

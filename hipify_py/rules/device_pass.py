@@ -13,7 +13,9 @@ keeps the NVIDIA build as it was. Only where the test is a presence test everywh
 arch comparison `__CUDA_ARCH__ >= 700` has no AMD meaning and stays HIP302) and the whole #if group
 holds nothing NVIDIA-only (inline assembly, unless rules/ptx_equivalents.py rewrites it; `#pragma nv_*`,
 wmma, nested arch tests, a CUDA API without a HIP counterpart): that code would now be compiled for AMD
-devices. Other tests keep HIP302.
+devices. Other tests keep HIP302. A group of `__device__` functions alone (no #else) is opened with
+`defined(__HIPCC__)` instead: clang's host pass checks the bodies of template kernels instantiated there,
+which call them (nvcc's host pass does not look into a kernel's body).
 """
 
 from __future__ import annotations
@@ -27,19 +29,24 @@ from hipify_py.rules.registry import declare
 
 _NAME = b"__CUDA_ARCH__"
 _WIDE = b"(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))"
+# a group of __device__ functions alone: declared in hipcc's host pass too (see _device_functions_only)
+_BOTH = b"(defined(__CUDA_ARCH__) || defined(__HIPCC__))"
 SETTLED_RULES = frozenset({"HIP302"})
+_FUNCTIONS = frozenset({"function_definition", "declaration", "template_declaration"})
+_QUIET = frozenset({"comment", "preproc_call"})
 
 
 def widen_device_pass_tests(ctx: Context) -> RuleResult:
     result = RuleResult()
     src = ctx.source
-    for _chain, tests in widened(ctx.source, ctx.lacking_names, ctx.is_protected):
+    for chain, tests in widened(ctx.source, ctx.lacking_names, ctx.is_protected):
+        wide = _BOTH if _device_functions_only(ctx, chain) else _WIDE
         for (start, end, kind, _), spans in tests:
             if kind in (b"ifdef", b"ifndef"):
                 negate = b"!" if kind == b"ifndef" else b""
-                result.edits.extend(Edit(a, b, b"if " + negate + _WIDE) for a, b in spans)
+                result.edits.extend(Edit(a, b, b"if " + negate + wide) for a, b in spans)
             else:
-                result.edits.extend(Edit(a, b, _WIDE) for a, b in spans)
+                result.edits.extend(Edit(a, b, wide) for a, b in spans)
             result.settled.append((start, end, SETTLED_RULES))
             at = src.index(_NAME, start, end)
             message = (
@@ -49,6 +56,34 @@ def widen_device_pass_tests(ctx: Context) -> RuleResult:
             result.diagnostics.append(ctx.diag("HIP143", at, at + len(_NAME), message))
             result.counts["device_pass_tests"] += 1
     return result
+
+
+def _device_functions_only(ctx: Context, chain: list) -> bool:
+    """`#ifdef __CUDA_ARCH__` with no #else around `__device__` functions alone (pixeltrack's warpPrefixScan).
+    nvcc's host pass never looks into a kernel's body; clang's does, and a template kernel instantiated
+    there that calls one fails ("use of undeclared identifier"). Device functions declared in the host pass
+    are never emitted for the host, so the group is opened for all of hipcc's passes (`__HIPCC__`)."""
+    (start, _, kind, text), *rest = chain
+    if len(rest) != 1 or kind not in (b"ifdef", b"if") or b"!" in text:
+        return False
+    node = ctx.root.descendant_for_byte_range(start, start)
+    while node is not None and node.type not in ("preproc_ifdef", "preproc_if"):
+        node = node.parent
+    if node is None or node.start_byte != start:
+        return False
+    body = [c for c in node.named_children if c.start_byte > chain[0][1] and c.type not in _QUIET]
+    if not body or node.has_error:
+        return False
+    for item in body:
+        if item.type not in _FUNCTIONS:
+            return False
+        inner = item.named_children[-1] if item.type == "template_declaration" else item
+        head = ctx.source[item.start_byte : (inner.child_by_field_name("body") or inner).start_byte]
+        if inner.type not in ("function_definition", "declaration") or b"__device__" not in head:
+            return False
+        if b"__host__" in head or b"__global__" in head:
+            return False
+    return True
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
@@ -70,7 +105,10 @@ DECLARED = declare(
             "`(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))` (the NVIDIA build is unchanged) "
             "where the macro is never compared with a number in that condition and the #if group holds "
             "nothing NVIDIA-only (inline assembly, `#pragma nv_*`, wmma, nested arch tests, a CUDA API "
-            "without a HIP counterpart). Other __CUDA_ARCH__ tests are kept and reported (HIP302).",
+            "without a HIP counterpart). A group of `__device__` functions alone (no #else) gets "
+            "`defined(__HIPCC__)` instead, for hipcc's host pass too: clang checks the body of a template "
+            "kernel instantiated there, which calls them. Other __CUDA_ARCH__ tests are kept and reported "
+            "(HIP302).",
         ),
     ),
     fixtures=("guards/device_pass*", "guards/hip64/device_pass*"),
