@@ -20,6 +20,8 @@ which call them (nvcc's host pass does not look into a kernel's body).
 
 from __future__ import annotations
 
+import re
+
 from hipify_py.analysis.arch_tests import widened
 from hipify_py.analysis.context import Context
 from hipify_py.engine.diagnostics import Rule, Severity
@@ -74,6 +76,7 @@ def _device_functions_only(ctx: Context, chain: list) -> bool:
     body = [c for c in node.named_children if c.start_byte > chain[0][1] and c.type not in _QUIET]
     if not body or node.has_error:
         return False
+    names = []
     for item in body:
         if item.type not in _FUNCTIONS:
             return False
@@ -83,7 +86,26 @@ def _device_functions_only(ctx: Context, chain: list) -> bool:
             return False
         if b"__host__" in head or b"__global__" in head:
             return False
-    return True
+        name = _IDENT_BEFORE_PAREN.search(head)
+        if name is None:
+            return False
+        names.append(name.group(1))
+    # a name the file defines outside the group too (`#if !defined(__CUDA_ARCH__)` host twin): a pair
+    # chosen per pass, which stays so
+    outside = ctx.source[: node.start_byte] + ctx.source[node.end_byte :]
+    return not any(
+        re.search(rb"\b" + re.escape(n) + rb"\s*\(", outside) and _defined_in(outside, n) for n in names
+    )
+
+
+_IDENT_BEFORE_PAREN = re.compile(rb"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?$")
+
+
+def _defined_in(text: bytes, name: bytes) -> bool:
+    """`text` declares a function `name` (a return type or qualifier before it, not a call)."""
+    return (
+        re.search(rb"[\w>*&]\s+" + re.escape(name) + rb"\s*\([^;{)]*\)\s*(?:const\s*)?[{;]", text) is not None
+    )
 
 
 # What this module gives the rule registry (hipify_py/rules/registry.py)
