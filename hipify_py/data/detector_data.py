@@ -456,3 +456,65 @@ CUB_WRAPPED_NAMES = (
     rb"Uninitialized|RowMajorTid|LaneId|WarpId|ThreadLoad|ThreadStore|Debug|PtxVersion|SmVersion|"
     rb"ShuffleIndex|ShuffleUp|ShuffleDown|SyncStream|MaxSmOccupancy|(?:LOAD|STORE|BLOCK|WARP)_[A-Z_]+"
 )
+
+# Thrust's algorithms by public header (thrust/<header>), those CUDA 11's thrust/execution_policy.h
+# brought along: Thrust 1.9-1.15's thrust/system/cuda/execution_policy.h includes every
+# thrust/system/cuda/detail/<algorithm>.h, each of which includes its public header; Thrust 1.16 (and
+# CCCL 2-3, CUDA 12-13) include none (NVIDIA/thrust tags 1.15.0 and 1.16.0). Code written for CUDA 11
+# calls `thrust::transform_reduce(thrust::cuda::par, ...)` with only that header (lightseq).
+THRUST_ALGORITHM_HEADERS: dict[bytes, tuple[bytes, ...]] = {
+    b"adjacent_difference.h": (b"adjacent_difference",),
+    b"binary_search.h": (b"binary_search", b"lower_bound", b"upper_bound"),
+    b"copy.h": (b"copy", b"copy_if", b"copy_n"),
+    b"count.h": (b"count", b"count_if"),
+    b"equal.h": (b"equal",),
+    b"extrema.h": (b"max_element", b"min_element", b"minmax_element"),
+    b"fill.h": (b"fill", b"fill_n"),
+    b"find.h": (b"find", b"find_if", b"find_if_not"),
+    b"for_each.h": (b"for_each", b"for_each_n"),
+    b"gather.h": (b"gather", b"gather_if"),
+    b"generate.h": (b"generate", b"generate_n"),
+    b"inner_product.h": (b"inner_product",),
+    b"merge.h": (b"merge", b"merge_by_key"),
+    b"mismatch.h": (b"mismatch",),
+    b"partition.h": (
+        b"is_partitioned",
+        b"partition",
+        b"partition_copy",
+        b"partition_point",
+        b"stable_partition",
+        b"stable_partition_copy",
+    ),
+    b"reduce.h": (b"reduce", b"reduce_by_key"),
+    b"remove.h": (b"remove", b"remove_copy", b"remove_copy_if", b"remove_if"),
+    b"replace.h": (b"replace", b"replace_copy", b"replace_copy_if", b"replace_if"),
+    b"reverse.h": (b"reverse", b"reverse_copy"),
+    b"scan.h": (b"exclusive_scan", b"exclusive_scan_by_key", b"inclusive_scan", b"inclusive_scan_by_key"),
+    b"scatter.h": (b"scatter", b"scatter_if"),
+    b"set_operations.h": (
+        b"set_difference",
+        b"set_difference_by_key",
+        b"set_intersection",
+        b"set_intersection_by_key",
+        b"set_symmetric_difference",
+        b"set_symmetric_difference_by_key",
+        b"set_union",
+        b"set_union_by_key",
+    ),
+    b"sort.h": (
+        b"is_sorted",
+        b"is_sorted_until",
+        b"sort",
+        b"sort_by_key",
+        b"stable_sort",
+        b"stable_sort_by_key",
+    ),
+    b"swap.h": (b"swap_ranges",),
+    b"tabulate.h": (b"tabulate",),
+    b"transform.h": (b"transform", b"transform_if"),
+    b"transform_reduce.h": (b"transform_reduce",),
+    b"transform_scan.h": (b"transform_exclusive_scan", b"transform_inclusive_scan"),
+    b"uninitialized_copy.h": (b"uninitialized_copy", b"uninitialized_copy_n"),
+    b"uninitialized_fill.h": (b"uninitialized_fill", b"uninitialized_fill_n"),
+    b"unique.h": (b"unique", b"unique_by_key", b"unique_by_key_copy", b"unique_copy"),
+}

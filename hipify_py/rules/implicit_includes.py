@@ -141,6 +141,40 @@ def _build_thrust(
     return version, table
 
 
+THRUST11_FILE = "thrust11-includes.yaml"
+_CALLED = lazy(rb"\s*[(<]")
+
+
+def thrust11_headers() -> tuple[
+    Mapping[bytes, tuple[bytes, frozenset[bytes]]], Mapping[bytes, frozenset[bytes]]
+]:
+    """(thrust algorithm name -> (its header, the public headers that brought that one along in CUDA 11's
+    Thrust), public header -> the algorithm headers CUDA 12-13's brings along)
+    (mappings/probed/thrust11-includes.yaml, scripts/probe_thrust11_includes.py)."""
+    return derived.load("thrust11-includes", _build_thrust11)
+
+
+def _build_thrust11() -> tuple[dict[bytes, tuple[bytes, frozenset[bytes]]], dict[bytes, frozenset[bytes]]]:
+    from hipify_py.data.detector_data import THRUST_ALGORITHM_HEADERS
+    from hipify_py.data.version_ranges import read_table
+
+    doc, _ = read_table(probed_dir() / THRUST11_FILE)
+    via: dict[bytes, set[bytes]] = {}
+    for header, brought in (doc.get("brings") or {}).items():
+        for one in brought or ():
+            via.setdefault(str(one).encode(), set()).add(str(header).encode())
+    now = {
+        str(h).encode(): frozenset(str(b).encode() for b in bs or ())
+        for h, bs in (doc.get("now") or {}).items()
+    }
+    names = {
+        name: (header, frozenset(via.get(header, ())))
+        for header, names in THRUST_ALGORITHM_HEADERS.items()
+        for name in names
+    }
+    return names, now
+
+
 def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
     """`#include <thrust/copy.h>` after `#include <thrust/device_vector.h>` where the converted file calls
     `thrust::copy` and includes only a header that brings copy.h along with CUDA, not with the target's
@@ -149,7 +183,8 @@ def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
     if not edits or ctx.options.hip_version is None or b"thrust" not in ctx.source:
         return result
     version, table = thrust_headers(ctx.options.hip_version)
-    used = sorted(ctx.identifiers & table.keys())
+    older, now = thrust11_headers()
+    used = sorted(ctx.identifiers & (table.keys() | older.keys()))
     if not used:
         return result
     found = _THRUST_INCLUDE.finditer(ctx.source)
@@ -157,18 +192,25 @@ def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
     if not includes:
         return result
     pattern = compiled(rb"\bthrust\s*::\s*(" + b"|".join(used) + rb")\b")
-    wanted: dict[bytes, tuple[re.Match[bytes], re.Match[bytes]]] = {}
+    wanted: dict[bytes, tuple[re.Match[bytes], re.Match[bytes], str]] = {}
+    # what the file's headers bring along in CUDA 12-13 (and rocThrust 7.2): no CUDA 11 reliance there
+    current = frozenset().union(*(now.get(h, frozenset()) for h in includes))
     for m, where in ctx.code_matches(pattern):
-        header, via = table[m.group(1)]
-        if header in includes or header in wanted or where not in (*REWRITABLE, Where.SCOPED):
+        if where not in (*REWRITABLE, Where.SCOPED):
             continue
-        after = min((includes[v] for v in via if v in includes), key=lambda i: i.start(), default=None)
-        if after is not None:
-            wanted[header] = (m, after)
-    for header, (m, after) in sorted(wanted.items()):
+        # an algorithm of the older table is called (`thrust::sort(` or `thrust::sort<`)
+        called = _CALLED.match(ctx.source, m.end()) is not None
+        for rows, cuda in ((table, "CUDA's"), (older if called else {}, "CUDA 11's (Thrust 1.15)")):
+            header, via = rows.get(m.group(1), (b"", frozenset()))
+            if not header or header in includes or header in wanted or (rows is older and header in current):
+                continue
+            after = min((includes[v] for v in via if v in includes), key=lambda i: i.start(), default=None)
+            if after is not None:
+                wanted[header] = (m, after, cuda)
+    for header, (m, after, cuda) in sorted(wanted.items()):
         result.requests.append(Insertion.include(b"thrust/" + header, after.end()))  # after that include
         message = (
-            f"`thrust::{m.group(1).decode()}` is declared by <thrust/{header.decode()}>, which CUDA's "
+            f"`thrust::{m.group(1).decode()}` is declared by <thrust/{header.decode()}>, which {cuda} "
             f"<thrust/{after.group(1).decode()}> includes and HIP {version}'s rocThrust does not: included"
         )
         result.diagnostics.append(ctx.diag("HIP221", m.start(1), m.end(1), message))
@@ -208,12 +250,17 @@ DECLARED = declare(
             "translated call fails. Which headers bring which along, per HIP version, was probed with nvcc "
             "and each hipcc (scripts/probe_thrust_includes.py, mappings/thrust-includes-<version>.yaml; "
             "ROCm 7.2's rocThrust brings everything CUDA 13's does); the header goes after the include that "
-            "CUDA's would have brought it through.",
+            "CUDA's would have brought it through. Code written for CUDA 11 calls any algorithm "
+            "(`thrust::transform_reduce`) with only <thrust/device_vector.h>: Thrust 1.9-1.15 brought every "
+            "algorithm along, Thrust 1.16+ and rocThrust do not; which headers brought which was "
+            "preprocessed from Thrust 1.15 (scripts/probe_thrust11_includes.py, "
+            "mappings/probed/thrust11-includes.yaml), and the algorithm's header is included for a call.",
         ),
     ),
     loads=(
         implicit_headers,
         thrust_headers,
+        thrust11_headers,
     ),
     fixtures=(
         "implicit_includes",
