@@ -145,12 +145,15 @@ THRUST11_FILE = "thrust11-includes.yaml"
 _CALLED = lazy(rb"\s*[(<]")
 
 
-def thrust11_headers() -> tuple[
-    Mapping[bytes, tuple[bytes, frozenset[bytes]]], Mapping[bytes, frozenset[bytes]]
-]:
+@functools.lru_cache(maxsize=8)
+def thrust11_headers(
+    hip_version: str | None = None,
+) -> tuple[Mapping[bytes, tuple[bytes, frozenset[bytes]]], Mapping[bytes, frozenset[bytes]]]:
     """(thrust algorithm name -> (its header, the public headers that brought that one along in CUDA 11's
     Thrust), public header -> the algorithm headers CUDA 12-13's brings along)
-    (mappings/probed/thrust11-includes.yaml, scripts/probe_thrust11_includes.py)."""
+    (mappings/probed/thrust11-includes.yaml, scripts/probe_thrust11_includes.py). `hip_version`: unused (a
+    table of CUDA's headers), taken as every table loader of the rule registry takes it."""
+    del hip_version
     return derived.load("thrust11-includes", _build_thrust11)
 
 
@@ -183,7 +186,7 @@ def add_thrust_includes(ctx: Context, edits: Sequence[Edit]) -> RuleResult:
     if not edits or ctx.options.hip_version is None or b"thrust" not in ctx.source:
         return result
     version, table = thrust_headers(ctx.options.hip_version)
-    older, now = thrust11_headers()
+    older, now = thrust11_headers(ctx.options.hip_version)
     used = sorted(ctx.identifiers & (table.keys() | older.keys()))
     if not used:
         return result
