@@ -11,7 +11,7 @@ and CUB's sources at that release side by side (`thrust/`, `cub/`: `git archive 
 and NVIDIA/cub); each public header is preprocessed alone with `nvcc -M`, against them and against
 nvcc's own Thrust, and the headers of detector_data.THRUST_ALGORITHM_HEADERS it reaches with the old
 Thrust only are listed. Writes
-mappings/probed/thrust11-includes.yaml (read by rules/implicit_includes.py, HIP221).
+mappings/probed/thrust11-includes-7.2.yaml (read by rules/implicit_includes.py, HIP221).
 Deterministic; `--check` compares.
 """
 
@@ -33,7 +33,10 @@ from probe_common import write_or_check  # noqa: E402
 
 from hipify_py.data.detector_data import THRUST_ALGORITHM_HEADERS  # noqa: E402
 
-OUT = REPO / "mappings" / "probed" / "thrust11-includes.yaml"
+PREFIX = "thrust11-includes-"
+# the `now` lists are nvcc 13's Thrust, which ROCm 7.2's rocThrust matches (thrust-includes-7.2.yaml lists
+# no header it lacks): the table's release
+OUT = REPO / "mappings" / "probed" / f"{PREFIX}7.2.yaml"
 _PUBLIC = re.compile(r"/thrust/(\w+\.h)\b")
 _FLAGS = ("-DTHRUST_IGNORE_CUB_VERSION_CHECK", "-DTHRUST_IGNORE_DEPRECATED_CPP_DIALECT")
 

@@ -28,6 +28,7 @@ from hipify_py.engine.diagnostics import Rule, Severity
 from hipify_py.engine.edits import Edit
 from hipify_py.rules import RuleResult
 from hipify_py.rules.registry import declare
+from hipify_py.util.lazyre import lazy
 
 _NAME = b"__CUDA_ARCH__"
 _WIDE = b"(defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))"
@@ -98,7 +99,7 @@ def _device_functions_only(ctx: Context, chain: list) -> bool:
     )
 
 
-_IDENT_BEFORE_PAREN = re.compile(rb"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?$")
+_IDENT_BEFORE_PAREN = lazy(rb"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?$")
 
 
 def _defined_in(text: bytes, name: bytes) -> bool:

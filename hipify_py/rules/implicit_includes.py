@@ -141,7 +141,7 @@ def _build_thrust(
     return version, table
 
 
-THRUST11_FILE = "thrust11-includes.yaml"
+THRUST11_FILE = "thrust11-includes-7.2.yaml"  # nvcc 13's Thrust = ROCm 7.2's rocThrust (see the script)
 _CALLED = lazy(rb"\s*[(<]")
 
 
@@ -151,7 +151,7 @@ def thrust11_headers(
 ) -> tuple[Mapping[bytes, tuple[bytes, frozenset[bytes]]], Mapping[bytes, frozenset[bytes]]]:
     """(thrust algorithm name -> (its header, the public headers that brought that one along in CUDA 11's
     Thrust), public header -> the algorithm headers CUDA 12-13's brings along)
-    (mappings/probed/thrust11-includes.yaml, scripts/probe_thrust11_includes.py). `hip_version`: unused (a
+    (mappings/probed/thrust11-includes-7.2.yaml, scripts/probe_thrust11_includes.py). `hip_version`: unused (a
     table of CUDA's headers), taken as every table loader of the rule registry takes it."""
     del hip_version
     return derived.load("thrust11-includes", _build_thrust11)
@@ -257,7 +257,7 @@ DECLARED = declare(
             "(`thrust::transform_reduce`) with only <thrust/device_vector.h>: Thrust 1.9-1.15 brought every "
             "algorithm along, Thrust 1.16+ and rocThrust do not; which headers brought which was "
             "preprocessed from Thrust 1.15 (scripts/probe_thrust11_includes.py, "
-            "mappings/probed/thrust11-includes.yaml), and the algorithm's header is included for a call.",
+            "mappings/probed/thrust11-includes-7.2.yaml), and the algorithm's header is included for a call.",
         ),
     ),
     loads=(

@@ -52,7 +52,7 @@ DECLARED = declare(
             "macro-pragma",
             Severity.INFO,
             "A `#pragma` a macro expands to is written `_Pragma(...)`",
-            "Nothing to do.",
+            "Nothing to do; the macro expands to the same pragma under nvcc and hipcc.",
             "nvcc takes a `#pragma` that a macro expands to (`#define UNROLL #pragma unroll`) as a pragma; "
             'clang takes the `#` for a stray token and fails ("expected expression"). The body becomes '
             '`_Pragma("unroll")`, the standard operator both compilers read as the pragma. Only object-'
